@@ -1,0 +1,86 @@
+#include "core/config.hpp"
+
+#include <array>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "core/text.hpp"
+
+extern char** environ;
+
+namespace core {
+
+namespace {
+constexpr std::array<std::string_view, 9> kSecretKeys{
+    "GITHUB_TOKEN", "REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET", "BSKY_APP_PASSWORD", "X_BEARER_TOKEN",
+    "YOUTUBE_API_KEY", "BRAVE_API_KEY", "STACKEXCHANGE_KEY", "BSKY_HANDLE"};
+}
+
+bool Config::is_secret_key(std::string_view key) {
+  for (auto k : kSecretKeys)
+    if (k == key) return true;
+  return false;
+}
+
+std::map<std::string, std::string> Config::parse_env_file(std::string_view text) {
+  std::map<std::string, std::string> out;
+  std::istringstream in{std::string(text)};
+  std::string line;
+  while (std::getline(in, line)) {
+    std::string_view l = trim(line);
+    if (l.empty() || l.front() == '#') continue;
+    if (l.substr(0, 7) == "export ") l = trim(l.substr(7));
+    const auto eq = l.find('=');
+    if (eq == std::string_view::npos || eq == 0) continue;
+    std::string key(trim(l.substr(0, eq)));
+    std::string_view value = trim(l.substr(eq + 1));
+    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front()) {
+      value = value.substr(1, value.size() - 2);
+    } else if (const auto hash = value.find(" #"); hash != std::string_view::npos) {
+      value = trim(value.substr(0, hash));
+    }
+    out[key] = std::string(value);
+  }
+  return out;
+}
+
+Config Config::from_process() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string_view kv(*e);
+    const auto eq = kv.find('=');
+    if (eq == std::string_view::npos) continue;
+    env.emplace(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
+  }
+  Config cfg(std::move(env), {});
+  std::ifstream f(cfg.env_file_path());
+  if (f) {
+    std::stringstream ss;
+    ss << f.rdbuf();
+    cfg.file_ = parse_env_file(ss.str());
+  }
+  return cfg;
+}
+
+std::optional<std::string> Config::get(std::string_view key) const {
+  const std::string k(key);
+  if (auto it = env_.find(k); it != env_.end() && !it->second.empty()) return it->second;
+  if (auto it = file_.find(k); it != file_.end() && !it->second.empty()) return it->second;
+  return std::nullopt;
+}
+
+std::vector<std::string> Config::secret_values() const {
+  std::vector<std::string> out;
+  for (auto k : kSecretKeys)
+    if (auto v = get(k); v && v->size() >= 4) out.push_back(*v);
+  return out;
+}
+
+std::string Config::config_dir() const {
+  if (auto x = get("XDG_CONFIG_HOME"); x && !x->empty() && x->front() == '/') return *x + "/last30days";
+  const auto home = get("HOME").value_or("/tmp");
+  return home + "/.config/last30days";
+}
+
+}  // namespace core

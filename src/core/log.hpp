@@ -1,0 +1,33 @@
+#pragma once
+// Diagnostics go to stderr only; stdout carries nothing but the requested output.
+// Thread-safe: may be called from any thread, including abandoned workers.
+#include <fmt/format.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace core::log {
+
+enum class Level { progress, info, warn, error };
+
+void set_quiet(bool quiet);          // suppress progress/info
+void set_progress(bool enabled);     // progress lines (default: only when stderr is a TTY)
+void set_secrets(std::vector<std::string> secrets);  // values scrubbed from every line
+void write(Level level, std::string_view message);
+std::string redact(std::string_view text);
+
+template <typename... Args>
+void warn(fmt::format_string<Args...> f, Args&&... args) {
+  write(Level::warn, fmt::format(f, std::forward<Args>(args)...));
+}
+template <typename... Args>
+void info(fmt::format_string<Args...> f, Args&&... args) {
+  write(Level::info, fmt::format(f, std::forward<Args>(args)...));
+}
+template <typename... Args>
+void progress(fmt::format_string<Args...> f, Args&&... args) {
+  write(Level::progress, fmt::format(f, std::forward<Args>(args)...));
+}
+
+}  // namespace core::log

@@ -1,0 +1,290 @@
+#include "core/text.hpp"
+
+#include <gumbo.h>
+#include <utf8proc.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <memory>
+#include <unordered_set>
+
+namespace core {
+
+std::string lower_ascii(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string sanitize_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
+  utf8proc_ssize_t left = static_cast<utf8proc_ssize_t>(s.size());
+  while (left > 0) {
+    if (*p < 0x80) {
+      // Drop C0 controls other than tab/newline: they break terminals and JSON consumers alike.
+      if (*p >= 0x20 || *p == '\n' || *p == '\t') out.push_back(static_cast<char>(*p));
+      else if (*p == '\r') out.push_back('\n');
+      ++p;
+      --left;
+      continue;
+    }
+    utf8proc_int32_t cp = 0;
+    const auto n = utf8proc_iterate(p, left, &cp);
+    if (n <= 0) {
+      out += "\xEF\xBF\xBD";
+      ++p;
+      --left;
+      continue;
+    }
+    out.append(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n));
+    p += n;
+    left -= n;
+  }
+  return out;
+}
+
+namespace {
+
+bool is_ascii(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+}
+
+bool word_codepoint(utf8proc_int32_t cp) {
+  switch (utf8proc_category(cp)) {
+    case UTF8PROC_CATEGORY_LU: case UTF8PROC_CATEGORY_LL: case UTF8PROC_CATEGORY_LT:
+    case UTF8PROC_CATEGORY_LM: case UTF8PROC_CATEGORY_LO: case UTF8PROC_CATEGORY_ND:
+    case UTF8PROC_CATEGORY_NL: case UTF8PROC_CATEGORY_NO: case UTF8PROC_CATEGORY_MN:
+    case UTF8PROC_CATEGORY_MC:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+std::string casefold(std::string_view s) {
+  if (is_ascii(s)) return lower_ascii(s);
+  const std::string clean = sanitize_utf8(s);
+  utf8proc_uint8_t* out = nullptr;
+  const auto n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(clean.data()),
+                              static_cast<utf8proc_ssize_t>(clean.size()), &out,
+                              static_cast<utf8proc_option_t>(UTF8PROC_COMPOSE | UTF8PROC_COMPAT |
+                                                             UTF8PROC_CASEFOLD | UTF8PROC_IGNORE));
+  if (n < 0 || out == nullptr) return lower_ascii(clean);
+  std::string result(reinterpret_cast<char*>(out), static_cast<std::size_t>(n));
+  std::free(out);
+  return result;
+}
+
+std::vector<std::string> tokenize(std::string_view s) {
+  std::vector<std::string> tokens;
+  std::string cur;
+  auto flush = [&] {
+    if (!cur.empty()) tokens.push_back(std::move(cur));
+    cur.clear();
+  };
+  if (is_ascii(s)) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const auto c = static_cast<unsigned char>(s[i]);
+      if (std::isalnum(c)) {
+        cur.push_back(static_cast<char>(std::tolower(c)));
+      } else if ((c == '\'') && !cur.empty() && i + 1 < s.size() &&
+                 std::isalpha(static_cast<unsigned char>(s[i + 1]))) {
+        // "don't" -> "dont"; "user's" -> "users"
+      } else if ((c == '+' || c == '#') && !cur.empty()) {
+        cur.push_back(static_cast<char>(c));  // c++, c#, f#
+      } else {
+        flush();
+      }
+    }
+    flush();
+    return tokens;
+  }
+  const std::string folded = casefold(s);
+  const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(folded.data());
+  utf8proc_ssize_t left = static_cast<utf8proc_ssize_t>(folded.size());
+  while (left > 0) {
+    utf8proc_int32_t cp = 0;
+    auto n = utf8proc_iterate(p, left, &cp);
+    if (n <= 0) n = 1, cp = -1;
+    if (cp >= 0 && word_codepoint(cp)) {
+      cur.append(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n));
+    } else if (cp == '+' && !cur.empty()) {
+      cur.push_back('+');
+    } else if (!(cp == '\'' || cp == 0x2019) || cur.empty()) {
+      flush();
+    }
+    p += n;
+    left -= n;
+  }
+  flush();
+  return tokens;
+}
+
+std::string collapse_whitespace(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  bool space = false;
+  for (char c : s) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      space = !out.empty();
+    } else {
+      if (space) out.push_back(' ');
+      space = false;
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+void collect_text(const GumboNode* node, std::string& out) {
+  if (node->type == GUMBO_NODE_TEXT || node->type == GUMBO_NODE_WHITESPACE || node->type == GUMBO_NODE_CDATA) {
+    out += node->v.text.text;
+    return;
+  }
+  if (node->type != GUMBO_NODE_ELEMENT && node->type != GUMBO_NODE_DOCUMENT) return;
+  if (node->type == GUMBO_NODE_ELEMENT) {
+    const auto tag = node->v.element.tag;
+    if (tag == GUMBO_TAG_SCRIPT || tag == GUMBO_TAG_STYLE || tag == GUMBO_TAG_TEMPLATE) return;
+  }
+  const GumboVector& children =
+      node->type == GUMBO_NODE_DOCUMENT ? node->v.document.children : node->v.element.children;
+  for (unsigned i = 0; i < children.length; ++i) {
+    collect_text(static_cast<const GumboNode*>(children.data[i]), out);
+    if (node->type == GUMBO_NODE_ELEMENT) out.push_back(' ');  // block boundaries read as spaces
+  }
+}
+
+}  // namespace
+
+std::string html_to_text(std::string_view html) {
+  if (html.find_first_of("<&") == std::string_view::npos) return collapse_whitespace(html);
+  const std::string clean = sanitize_utf8(html);
+  std::unique_ptr<GumboOutput, void (*)(GumboOutput*)> doc(
+      gumbo_parse_with_options(&kGumboDefaultOptions, clean.data(), clean.size()),
+      [](GumboOutput* o) { gumbo_destroy_output(&kGumboDefaultOptions, o); });
+  std::string out;
+  if (doc) collect_text(doc->root, out);
+  return collapse_whitespace(out);
+}
+
+std::string truncate_utf8(std::string_view s, std::size_t max_bytes) {
+  if (s.size() <= max_bytes) return std::string(s);
+  std::size_t cut = max_bytes;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  std::string out(s.substr(0, cut));
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out + "\xE2\x80\xA6";
+}
+
+std::string url_encode(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() * 3);
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out += fmt::format("%{:02X}", c);
+    }
+  }
+  return out;
+}
+
+std::string url_decode(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+      out.push_back(static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16)));
+      i += 2;
+    } else if (s[i] == '+') {
+      out.push_back(' ');
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+const std::unordered_set<std::string_view>& stopwords() {
+  static const std::unordered_set<std::string_view> kWords{
+      "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do", "does",
+      "for", "from", "had", "has", "have", "he", "her", "his", "i", "if", "in", "into", "is", "it", "its",
+      "me", "my", "no", "not", "of", "on", "or", "our", "out", "she", "so", "than", "that", "the", "their",
+      "them", "then", "there", "these", "they", "this", "those", "to", "too", "up", "us", "was", "we",
+      "were", "what", "when", "where", "which", "who", "why", "will", "with", "would", "you", "your",
+      "about", "just", "all", "any", "some", "also", "how", "vs", "via", "s", "t", "am", "get", "got",
+      "should", "may", "might", "let", "lets", "im", "ive", "dont", "de", "la", "le", "el"};
+  return kWords;
+}
+
+const std::unordered_set<std::string_view>& generic_words() {
+  static const std::unordered_set<std::string_view> kWords{
+      "new", "best", "top", "news", "update", "updates", "latest", "release", "released", "launch",
+      "launches", "announced", "announces", "announcement", "today", "week", "year", "month", "day",
+      "guide", "review", "reviews", "tips", "help", "question", "questions", "discussion", "thread",
+      "thoughts", "use", "using", "used", "make", "making", "good", "great", "big", "first", "one", "two",
+      "free", "open", "source", "app", "apps", "tool", "tools", "software", "data", "time", "people",
+      "world", "life", "way", "thing", "things", "work", "working", "people", "like", "now", "show",
+      "ask", "hn", "tell", "reddit", "video", "post", "free", "online", "internet", "tech", "technology",
+      "ai", "more", "most", "vs", "versus", "first", "why", "what", "2024", "2025", "2026", "2027",
+      "trending", "viral", "everyone", "anyone", "someone", "really", "still", "even", "every", "need",
+      "want", "know", "see", "look", "best", "better", "via", "can", "official", "live", "part", "full"};
+  return kWords;
+}
+
+}  // namespace
+
+bool is_stopword(std::string_view token) { return stopwords().count(token) > 0; }
+
+bool is_generic(std::string_view token) {
+  if (generic_words().count(token) > 0) return true;
+  // Bare numbers match dates, counts and versions everywhere.
+  return !token.empty() && std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::uint64_t fnv1a64(std::string_view s, std::uint64_t seed) {
+  std::uint64_t h = seed;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+std::string hex64(std::uint64_t v) { return fmt::format("{:016x}", v); }
+
+bool starts_with_ci(std::string_view s, std::string_view prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i])))
+      return false;
+  return true;
+}
+
+bool contains_ci(std::string_view haystack, std::string_view needle) {
+  if (needle.empty()) return true;
+  auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(), [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+  });
+  return it != haystack.end();
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace core

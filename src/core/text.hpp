@@ -1,0 +1,40 @@
+#pragma once
+// Text utilities shared by parsers, scoring and renderers. All functions are pure
+// and can be called from any thread.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace core {
+
+std::string lower_ascii(std::string_view s);
+// Replaces invalid UTF-8 sequences with U+FFFD so output encoders never choke.
+std::string sanitize_utf8(std::string_view s);
+// Unicode-aware case folding (NFKC_Casefold); cheap ASCII fast path.
+std::string casefold(std::string_view s);
+// Lower-cased word tokens: runs of letters/digits; apostrophes inside words are dropped.
+std::vector<std::string> tokenize(std::string_view s);
+// Collapses runs of whitespace (incl. newlines) to one space and trims.
+std::string collapse_whitespace(std::string_view s);
+// Text content of an HTML fragment with entities decoded (gumbo), whitespace collapsed.
+std::string html_to_text(std::string_view html);
+// Truncates to at most max_bytes without splitting a UTF-8 sequence; appends "…" when cut.
+std::string truncate_utf8(std::string_view s, std::size_t max_bytes);
+// Percent-encodes for a URL query component (RFC 3986 unreserved kept).
+std::string url_encode(std::string_view s);
+std::string url_decode(std::string_view s);
+
+// Function words that carry no topic.
+bool is_stopword(std::string_view token);
+// Words that match too much to count as evidence alone ("new", "best", "2026", "ai"...).
+bool is_generic(std::string_view token);
+
+std::uint64_t fnv1a64(std::string_view s, std::uint64_t seed = 1469598103934665603ULL);
+std::string hex64(std::uint64_t v);
+
+bool starts_with_ci(std::string_view s, std::string_view prefix);
+bool contains_ci(std::string_view haystack, std::string_view needle);
+std::string_view trim(std::string_view s);
+
+}  // namespace core

@@ -1,0 +1,43 @@
+#pragma once
+// --record / --replay: every upstream exchange as one JSON file in a directory.
+// Recordings never hold secrets: request headers are not stored, credential-like
+// query parameters and JSON fields are replaced, and configured secret values are scrubbed.
+// Thread-safe.
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "http/types.hpp"
+
+namespace http {
+
+class Cassette {
+ public:
+  enum class Mode { record, replay };
+  // Throws std::runtime_error when the directory cannot be created (record) or read (replay).
+  Cassette(std::string dir, Mode mode, std::vector<std::string> secrets);
+
+  // Replay: the n-th recording for this request (the last one once exhausted).
+  std::optional<Response> replay(std::string_view method, std::string_view url, std::string_view body);
+  void record(std::string_view method, std::string_view url, std::string_view body, const Response& r);
+
+  std::string redact_url(std::string_view url) const;
+  std::string redact_text(std::string_view text) const;
+  std::string redact_body(std::string_view body, std::string_view content_type) const;
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string key(std::string_view method, std::string_view url, std::string_view body) const;
+  std::string dir_;
+  Mode mode_;
+  std::vector<std::string> secrets_;
+  std::mutex mu_;
+  std::map<std::string, int> seq_;
+};
+
+bool is_secret_param(std::string_view name);
+
+}  // namespace http

@@ -1,0 +1,68 @@
+#pragma once
+// The one item schema every source normalizes into (spec §5, "items").
+// Conventions: absent data is empty/nullopt, never a made-up value; timestamps are
+// UTC unix seconds; engagement holds only the fields the platform reported.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/time.hpp"
+
+namespace model {
+
+struct Engagement {
+  std::string field;  // "points", "num_comments", "score", "stars", "volume"...
+  double value = 0;
+};
+
+struct Scores {
+  double relevance = 0;   // 0..1
+  double freshness = 0;   // 0..100
+  double engagement = 0;  // 0..100
+  double final = 0;       // 0..100
+};
+
+struct Sighting {  // a folded duplicate or cross-post
+  std::string source;
+  std::string url;
+  std::string title;
+};
+
+struct Item {
+  std::string id;      // "<source>:<native id>", unique within a report
+  std::string source;  // source id
+  std::string title;
+  std::string url;                       // what the item is about (article, repo, market)
+  std::optional<std::string> discussion_url;  // the thread, when it differs from url
+  std::optional<std::string> author;
+  std::optional<std::string> container;  // subreddit, repository, site, tag
+  std::optional<core::UnixSeconds> published_at;
+  std::vector<Engagement> engagement;
+  std::string snippet;
+  Scores scores;
+  std::string cluster;
+  std::vector<Sighting> also_seen;
+
+  // Pipeline bookkeeping: which sub-queries found it, and at what rank in that stream.
+  struct Hit {
+    int subquery = 0;
+    int rank = 0;  // 0-based position in the source's answer
+  };
+  std::vector<Hit> hits;
+
+  double engagement_value(std::string_view field) const {
+    for (const auto& e : engagement)
+      if (e.field == field) return e.value;
+    return 0;
+  }
+  bool dated() const { return published_at.has_value(); }
+  double engagement_total() const {
+    double s = 0;
+    for (const auto& e : engagement) s += e.value;
+    return s;
+  }
+};
+
+}  // namespace model

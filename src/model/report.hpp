@@ -1,0 +1,60 @@
+#pragma once
+// A finished research report: what renderers read. Nothing here refers to HTTP or sources.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/item.hpp"
+#include "model/source_state.hpp"
+
+namespace model {
+
+enum class Depth { quick, standard, deep };
+std::string_view to_string(Depth d);  // "quick" | "default" | "deep"
+
+struct Window {
+  core::UnixSeconds from = 0;  // 00:00:00 UTC of the first day
+  core::UnixSeconds to = 0;    // 23:59:59 UTC of the as-of day
+  int days = 30;
+  bool contains(core::UnixSeconds t) const { return t >= from && t <= to; }
+  static Window ending(core::UnixSeconds as_of_day, int days);
+};
+
+struct Cluster {
+  std::string id;
+  std::string title;
+  double score = 0;
+  std::vector<std::string> sources;
+  std::vector<std::string> items;    // item ids, best first
+  std::optional<std::string> uncertainty;  // "single-source" | "thin-evidence"
+};
+
+enum class Outcome { ok, nothing_solid };
+
+struct SubQuery {
+  std::string text;
+  double weight = 1.0;
+};
+
+struct Plan {
+  std::string intent;  // "news", "howto", "comparison", "research", "prediction", "product"
+  std::vector<SubQuery> sub_queries;
+  std::map<std::string, double> source_weights;
+  bool from_host = false;
+};
+
+struct Report {
+  std::string topic;
+  Depth depth = Depth::standard;
+  Window window;
+  core::UnixSeconds generated_at = 0;
+  Plan plan;
+  std::map<std::string, SourceStatus> source_status;
+  std::vector<Item> items;       // best first
+  std::vector<Cluster> clusters;  // best first
+  std::vector<std::string> warnings;
+  Outcome outcome = Outcome::ok;
+};
+
+}  // namespace model

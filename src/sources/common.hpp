@@ -1,0 +1,62 @@
+#pragma once
+// Shared plumbing for source implementations: request building, response
+// classification into spec states, lenient JSON access, and result assembly.
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sources/source.hpp"
+
+namespace sources {
+
+struct Failure {
+  model::SourceState state;
+  std::string reason;
+};
+
+enum class Expect { json, xml };
+
+// Classifies transport errors, HTTP status, content type and anti-bot pages.
+// nullopt means the body is worth parsing.
+std::optional<Failure> classify(const http::Response& r, Expect expect);
+
+http::Request make_request(const Env& env, std::string url, std::vector<http::Header> headers = {});
+
+struct Fetched {
+  http::Response response;
+  std::optional<Failure> failure;
+};
+// GET and classify.
+Fetched fetch(Env& env, std::string url, Expect expect, std::vector<http::Header> headers = {});
+
+// Parses a JSON body; on failure returns schema-drift with the parser's reason.
+std::optional<nlohmann::json> parse_json(const std::string& body, Failure* failure);
+
+// Lenient accessors: numbers may arrive as strings, fields may be null or missing.
+std::optional<double> num(const nlohmann::json& obj, std::string_view key);
+std::string str(const nlohmann::json& obj, std::string_view key);
+std::optional<std::string> opt_str(const nlohmann::json& obj, std::string_view key);
+
+// Collects per-request outcomes into one state:
+// all failed -> the worst failure; some failed -> partial; none found -> no-results.
+class ResultBuilder {
+ public:
+  void fail(Failure f);
+  void succeed();
+  void add(model::Item item, int subquery, int rank);
+  SourceResult finish();
+  int& requests() { return result_.requests; }
+
+ private:
+  SourceResult result_;
+  std::vector<Failure> failures_;
+  int successes_ = 0;
+};
+
+// Appends an engagement field only when the platform reported it.
+void engage(model::Item& item, std::string_view field, std::optional<double> value);
+
+}  // namespace sources

@@ -1,0 +1,95 @@
+// Hacker News through the Algolia search API (hn.algolia.com/api/v1).
+#include <fmt/format.h>
+
+#include "core/text.hpp"
+#include "sources/common.hpp"
+
+namespace sources {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kBase = "https://hn.algolia.com/api/v1";
+
+std::optional<model::Item> parse_hit(const json& hit) {
+  if (!hit.is_object()) return std::nullopt;
+  const std::string id = str(hit, "objectID");
+  const std::string title = str(hit, "title");
+  if (id.empty() || title.empty()) return std::nullopt;
+  model::Item item;
+  item.id = "hackernews:" + id;
+  item.source = "hackernews";
+  item.title = title;
+  const std::string thread = "https://news.ycombinator.com/item?id=" + id;
+  item.url = str(hit, "url");
+  if (item.url.empty()) item.url = thread;
+  else item.discussion_url = thread;
+  item.author = opt_str(hit, "author");
+  if (auto t = num(hit, "created_at_i")) item.published_at = static_cast<core::UnixSeconds>(*t);
+  else if (auto iso = core::parse_iso8601(str(hit, "created_at"))) item.published_at = *iso;
+  engage(item, "points", num(hit, "points"));
+  engage(item, "num_comments", num(hit, "num_comments"));
+  item.snippet = str(hit, "story_text");
+  return item;
+}
+
+// Parses a /search or /search_by_date answer into the builder.
+void collect(const Fetched& f, int subquery, ResultBuilder& out) {
+  if (f.failure) return out.fail(*f.failure);
+  Failure bad{};
+  auto doc = parse_json(f.response.body, &bad);
+  if (!doc) return out.fail(bad);
+  if (!doc->is_object() || !doc->contains("hits") || !(*doc)["hits"].is_array())
+    return out.fail({model::SourceState::schema_drift, "answer has no 'hits' array"});
+  out.succeed();
+  int rank = 0;
+  for (const auto& hit : (*doc)["hits"])
+    if (auto item = parse_hit(hit)) out.add(std::move(*item), subquery, rank++);
+}
+
+class HackerNews final : public Source {
+ public:
+  std::string_view id() const override { return "hackernews"; }
+  std::string_view name() const override { return "Hacker News"; }
+
+  SourceResult search(const Query& q, Env& env) const override {
+    ResultBuilder out;
+    const std::string filters =
+        core::url_encode(fmt::format("created_at_i>{},created_at_i<{}", q.window.from - 1, q.window.to + 1));
+    for (std::size_t i = 0; i < q.sub_queries.size(); ++i) {
+      const std::string url = fmt::format("{}/search?query={}&tags=story&numericFilters={}&hitsPerPage={}", kBase,
+                                          core::url_encode(q.sub_queries[i].text), filters, q.limit);
+      ++out.requests();
+      collect(fetch(env, url, Expect::json), static_cast<int>(i), out);
+    }
+    // Deep runs also read the newest matches, which relevance ranking buries.
+    if (q.depth == model::Depth::deep) {
+      const std::string url = fmt::format("{}/search_by_date?query={}&tags=story&numericFilters={}&hitsPerPage={}",
+                                          kBase, core::url_encode(q.sub_queries.front().text), filters, q.limit);
+      ++out.requests();
+      collect(fetch(env, url, Expect::json), 0, out);
+    }
+    return out.finish();
+  }
+
+  bool has_listing() const override { return true; }
+
+  SourceResult listing(const ListingQuery& q, Env& env) const override {
+    ResultBuilder out;
+    ++out.requests();
+    collect(fetch(env, fmt::format("{}/search?tags=front_page&hitsPerPage={}", kBase, q.limit), Expect::json), 0, out);
+    const std::string best = core::url_encode(fmt::format("created_at_i>{},points>50", q.window.from - 1));
+    const std::string query = q.domain_terms.empty() ? "" : core::url_encode(q.domain_terms.front());
+    ++out.requests();
+    collect(fetch(env, fmt::format("{}/search?query={}&tags=story&numericFilters={}&hitsPerPage={}", kBase, query, best, q.limit),
+                  Expect::json),
+            1, out);
+    return out.finish();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Source> make_hackernews() { return std::make_unique<HackerNews>(); }
+
+}  // namespace sources

@@ -1,0 +1,77 @@
+#pragma once
+// The source interface. A source is one file (src/sources/<id>.cpp) plus its fixtures
+// and one line in registry.cpp. The base helpers (common.hpp) own HTTP classification
+// and the state vocabulary; a source only builds URLs and parses answers.
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/config.hpp"
+#include "core/deadline.hpp"
+#include "http/types.hpp"
+#include "model/item.hpp"
+#include "model/report.hpp"
+
+namespace sources {
+
+// HTTP as a source sees it. Production wraps http::Client; tests serve fixtures.
+// Thread-safe: get() may be called from several threads.
+class Fetcher {
+ public:
+  virtual ~Fetcher() = default;
+  virtual http::Response get(const http::Request& request) = 0;
+};
+
+// Everything a source may touch during a run. Read-only apart from the network.
+struct Env {
+  const core::Config& config;
+  Fetcher& http;
+  core::Deadline deadline;  // the source's own deadline (already capped by the run's)
+  std::stop_token stop;
+};
+
+struct Query {
+  std::vector<model::SubQuery> sub_queries;  // 1..5, first is the main one
+  model::Window window;
+  model::Depth depth = model::Depth::standard;
+  int limit = 25;  // items wanted per sub-query
+};
+
+// Discovery listings: "what is hot now" without a topic.
+struct ListingQuery {
+  model::Window window;
+  std::string domain;                 // "" = global
+  std::vector<std::string> domain_terms;  // search terms for a domain run
+  int limit = 30;
+};
+
+struct SourceResult {
+  model::SourceState state = model::SourceState::ok;
+  std::string reason;
+  std::vector<model::Item> items;  // Item::hits filled: sub-query index and rank
+  int requests = 0;
+};
+
+class Source {
+ public:
+  virtual ~Source() = default;
+  virtual std::string_view id() const = 0;
+  virtual std::string_view name() const = 0;  // "Hacker News"
+  // Why the source cannot run with this configuration (missing credentials), or nullopt.
+  virtual std::optional<std::string> unconfigured(const core::Config&) const { return std::nullopt; }
+  // Called on a worker thread. Must not throw for upstream problems: report a state.
+  virtual SourceResult search(const Query& query, Env& env) const = 0;
+  // Discovery nominations. Default: this source has no listing.
+  virtual bool has_listing() const { return false; }
+  virtual SourceResult listing(const ListingQuery&, Env&) const {
+    return {model::SourceState::skipped_unconfigured, "no listing", {}, 0};
+  }
+};
+
+// The registry: every source, in display order.
+const std::vector<const Source*>& all();
+const Source* find(std::string_view id_or_alias);  // accepts aliases "hn", "so"
+
+}  // namespace sources

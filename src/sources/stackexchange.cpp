@@ -1,0 +1,12 @@
+#include "sources/common.hpp"
+namespace sources {
+namespace {
+class Stub final : public Source {
+ public:
+  std::string_view id() const override { return "stackexchange"; }
+  std::string_view name() const override { return "stackexchange"; }
+  SourceResult search(const Query&, Env&) const override { return {model::SourceState::error, "not implemented", {}, 0}; }
+};
+}  // namespace
+std::unique_ptr<Source> make_stackexchange() { return std::make_unique<Stub>(); }
+}  // namespace sources

@@ -1,0 +1,62 @@
+#include "fixture_fetcher.hpp"
+
+#include "core/time.hpp"
+
+namespace testing_support {
+
+FixtureFetcher& FixtureFetcher::on(std::string url_contains, http::Response response) {
+  std::lock_guard lock(mu_);
+  routes_.emplace_back(std::move(url_contains), std::move(response));
+  return *this;
+}
+
+FixtureFetcher& FixtureFetcher::on_body(std::string url_contains, std::string body, std::string content_type,
+                                        long status) {
+  http::Response r;
+  r.status = status;
+  r.body = std::move(body);
+  r.content_type = std::move(content_type);
+  return on(std::move(url_contains), std::move(r));
+}
+
+FixtureFetcher& FixtureFetcher::on_error(std::string url_contains, http::NetError error) {
+  http::Response r;
+  r.error = error;
+  r.error_detail = "injected";
+  return on(std::move(url_contains), std::move(r));
+}
+
+http::Response FixtureFetcher::get(const http::Request& request) {
+  std::lock_guard lock(mu_);
+  urls_.push_back(request.url);
+  for (auto& [needle, response] : routes_) {
+    if (request.url.find(needle) != std::string::npos) {
+      http::Response r = response;
+      r.final_url = request.url;
+      r.attempts = 1;
+      return r;
+    }
+  }
+  http::Response r;
+  r.status = 404;
+  r.content_type = "text/plain";
+  r.body = "no fixture route";
+  return r;
+}
+
+std::vector<std::string> FixtureFetcher::urls() const {
+  std::lock_guard lock(mu_);
+  return urls_;
+}
+
+sources::Query make_query(const std::string& text, const std::string& from_date, const std::string& to_date) {
+  sources::Query q;
+  q.sub_queries.push_back({text, 1.0});
+  q.window.from = *core::parse_date(from_date);
+  q.window.to = *core::parse_date(to_date) + 86399;
+  q.window.days = static_cast<int>((q.window.to + 1 - q.window.from) / 86400) - 1;
+  q.limit = 25;
+  return q;
+}
+
+}  // namespace testing_support

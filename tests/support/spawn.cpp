@@ -1,0 +1,118 @@
+#include "spawn.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace testing_support {
+
+ProcessResult run_binary(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+                         std::chrono::milliseconds watchdog, const std::string& stdin_data) {
+  std::map<std::string, std::string> merged;
+  for (char** e = environ; *e; ++e) {
+    std::string kv(*e);
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) merged[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  for (auto& [k, v] : env) {
+    if (v.empty()) merged.erase(k);
+    else merged[k] = v;
+  }
+  std::vector<std::string> env_strings;
+  for (auto& [k, v] : merged) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_strings = args;
+  std::vector<char*> argv;
+  for (auto& s : argv_strings) argv.push_back(s.data());
+  argv.push_back(nullptr);
+
+  int out_pipe[2], err_pipe[2], in_pipe[2];
+  if (pipe(out_pipe) || pipe(err_pipe) || pipe(in_pipe)) throw std::runtime_error("pipe");
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, in_pipe[0], 0);
+  posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
+  for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], in_pipe[0], in_pipe[1]})
+    posix_spawn_file_actions_addclose(&fa, fd);
+  pid_t pid = 0;
+  const auto start = std::chrono::steady_clock::now();
+  if (posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data()) != 0)
+    throw std::runtime_error("posix_spawn failed for " + args[0]);
+  posix_spawn_file_actions_destroy(&fa);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  close(in_pipe[0]);
+  if (!stdin_data.empty()) [[maybe_unused]] auto w = write(in_pipe[1], stdin_data.data(), stdin_data.size());
+  close(in_pipe[1]);
+
+  ProcessResult r;
+  bool out_open = true, err_open = true;
+  const auto kill_at = start + watchdog;
+  while (out_open || err_open) {
+    pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(kill_at - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      kill(pid, SIGKILL);
+      r.timed_out = true;
+      break;
+    }
+    poll(fds, 2, static_cast<int>(left.count()));
+    char buf[65536];
+    for (int i = 0; i < 2; ++i) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP))) continue;
+      ssize_t n = read(fds[i].fd, buf, sizeof buf);
+      if (n <= 0) {
+        (i == 0 ? out_open : err_open) = false;
+      } else {
+        (i == 0 ? r.out : r.err).append(buf, static_cast<size_t>(n));
+      }
+    }
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  r.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  close(out_pipe[0]);
+  close(err_pipe[0]);
+  if (!r.timed_out && WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  return r;
+}
+
+ProcessResult run_last30days(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+                             std::chrono::milliseconds watchdog) {
+  std::vector<std::string> full{L30_BINARY};
+  full.insert(full.end(), args.begin(), args.end());
+  return run_binary(full, env, watchdog);
+}
+
+TempDir::TempDir() {
+  std::string tmpl = (std::filesystem::temp_directory_path() / "l30test-XXXXXX").string();
+  if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp");
+  path_ = tmpl;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+std::vector<std::string> TempDir::files() const {
+  std::vector<std::string> out;
+  for (auto& e : std::filesystem::recursive_directory_iterator(path_))
+    if (e.is_regular_file()) out.push_back(std::filesystem::relative(e.path(), path_).string());
+  return out;
+}
+
+}  // namespace testing_support

@@ -1,0 +1,38 @@
+#pragma once
+// Runs the real last30days binary as a child process and captures everything.
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace testing_support {
+
+struct ProcessResult {
+  int exit_code = -1;       // -1 when killed by the watchdog
+  bool timed_out = false;   // the watchdog had to kill it
+  std::string out;
+  std::string err;
+  std::chrono::milliseconds elapsed{0};
+};
+
+// env entries override/extend the parent's environment; an empty value unsets.
+ProcessResult run_binary(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+                         std::chrono::milliseconds watchdog = std::chrono::milliseconds(60000),
+                         const std::string& stdin_data = "");
+
+ProcessResult run_last30days(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+                             std::chrono::milliseconds watchdog = std::chrono::milliseconds(60000));
+
+// A fresh temporary directory, removed by the destructor.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::string& path() const { return path_; }
+  std::vector<std::string> files() const;  // every regular file below, relative
+
+ private:
+  std::string path_;
+};
+
+}  // namespace testing_support
