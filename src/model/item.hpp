@@ -45,10 +45,12 @@ struct Item {
   std::string cluster;
   std::vector<Sighting> also_seen;
 
-  // Pipeline bookkeeping: which sub-queries found it, and at what rank in that stream.
+  // Pipeline bookkeeping: which (source, sub-query) streams found it, and where.
+  // Folded duplicates bring their own hits along, so fusion sees cross-source agreement.
   struct Hit {
     int subquery = 0;
-    int rank = 0;  // 0-based position in the source's answer
+    int rank = 0;        // 0-based position in that stream
+    std::string source;  // the stream's source (empty = the item's own)
   };
   std::vector<Hit> hits;
 

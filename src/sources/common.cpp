@@ -161,11 +161,11 @@ void ResultBuilder::succeed() { ++successes_; }
 void ResultBuilder::add(model::Item item, int subquery, int rank) {
   for (auto& existing : result_.items) {
     if (existing.id == item.id) {
-      existing.hits.push_back({subquery, rank});
+      existing.hits.push_back({subquery, rank, existing.source});
       return;
     }
   }
-  item.hits.push_back({subquery, rank});
+  item.hits.push_back({subquery, rank, item.source});
   result_.items.push_back(std::move(item));
 }
 

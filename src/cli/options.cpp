@@ -1,0 +1,203 @@
+#include "cli/options.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "core/text.hpp"
+#include "sources/source.hpp"
+
+namespace cli {
+
+std::string_view to_string(Emit e) {
+  switch (e) {
+    case Emit::compact: return "compact";
+    case Emit::md: return "md";
+    case Emit::json: return "json";
+    case Emit::html: return "html";
+  }
+  return "compact";
+}
+
+namespace {
+
+ParseOutcome usage_error(std::string message) {
+  ParseOutcome out;
+  out.exit_code = 2;
+  out.text = "last30days: " + message + "\nTry 'last30days --help'.\n";
+  return out;
+}
+
+std::optional<std::string> read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return std::nullopt;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds today) {
+  CLI::App app{"last30days: what people actually said and did about a topic in the last N days.\n"
+               "Commands: last30days TOPIC | --discover[=DOMAIN] | doctor | library search QUERY | watch add|list|remove|run",
+               "last30days"};
+  app.set_version_flag("--version", std::string("last30days ") + L30_VERSION);
+  app.allow_extras(false);
+  app.positionals_at_end(false);
+
+  std::vector<std::string> words;
+  app.add_option("topic", words, "the topic to research (several words are joined)");
+
+  Options o;
+  std::optional<int> days;
+  std::string as_of, emit, search, plan, discover_value;
+  bool quick = false, deep = false;
+  app.add_option("--days", days, "window length in days (as-of minus N days to as-of, inclusive)");
+  app.add_option("--as-of", as_of, "end of the window, YYYY-MM-DD (UTC); default today");
+  app.add_flag("--quick", quick, "fewer items and sub-queries");
+  app.add_flag("--deep", deep, "more items and sub-queries");
+  app.add_option("--search", search, "only these sources, comma-separated (aliases hn, so)");
+  app.add_option("--emit", emit, "output format: compact, md, json or html");
+  app.add_option("--output", o.output_file, "write the output to FILE instead of stdout");
+  app.add_flag("--save", o.save, "also save the brief to the memory dir");
+  app.add_option("--save-dir", o.save_dir, "save there (implies --save)");
+  app.add_flag("--store", o.store, "record the run in the research store");
+  app.add_option("--plan", plan, "a query plan from an agent host: JSON or a file holding it");
+  app.add_flag("--strict", o.strict, "exit 3 if any source is degraded");
+  app.add_option("--timeout", o.timeout_seconds, "whole-run wall-clock cap in seconds");
+  app.add_flag("--quiet", o.quiet, "no progress on stderr");
+  app.add_option("--record", o.record_dir, "record every upstream exchange into DIR");
+  app.add_option("--replay", o.replay_dir, "answer every request from DIR, never the network");
+  auto* discover = app.add_option("--discover", discover_value, "discovery: what is spiking now (optionally in DOMAIN)")
+                       ->expected(0, 1);
+  app.add_flag("--discover-shallow", o.discover_shallow, "discovery: shallow tier");
+  app.add_flag("--nominate-only", o.nominate_only, "discovery: write nominations for a host to judge");
+  app.add_option("--judgments", o.judgments_file, "discovery: the host's judgments FILE");
+  app.add_flag("--finalize", o.finalize, "discovery: apply angles and render the pending result");
+  app.add_option("--angles", o.angles_file, "discovery: angles FILE for --finalize");
+  app.add_option("--enrich-budget", o.enrich_budget, "discovery: enrichment wall-clock budget in seconds");
+  app.add_option("--enrich-workers", o.enrich_workers, "discovery: concurrent enrichment sub-runs");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    ParseOutcome out;
+    out.text = app.help();
+    out.to_stdout = true;
+    return out;
+  } catch (const CLI::CallForVersion&) {
+    ParseOutcome out;
+    out.text = std::string("last30days ") + L30_VERSION + "\n";
+    out.to_stdout = true;
+    return out;
+  } catch (const CLI::ParseError& e) {
+    return usage_error(e.what());
+  }
+
+  // Subcommands are positional words.
+  if (!words.empty() && (words[0] == "doctor" || words[0] == "library" || words[0] == "watch")) {
+    o.command = words[0] == "doctor" ? Command::doctor : words[0] == "library" ? Command::library : Command::watch;
+    o.command_args.assign(words.begin() + 1, words.end());
+    words.clear();
+  }
+  const bool discovering = discover->count() > 0;  // presence, never truthiness
+  if (discovering) {
+    o.command = Command::discover;
+    o.domain = std::string(core::trim(discover_value));
+  }
+  for (const auto& w : words) o.topic += (o.topic.empty() ? "" : " ") + w;
+  o.topic = core::collapse_whitespace(o.topic);
+
+  // Dependent flags need their anchor.
+  const std::pair<bool, const char*> needs_discover[] = {
+      {o.discover_shallow, "--discover-shallow"}, {o.nominate_only, "--nominate-only"},
+      {!o.judgments_file.empty(), "--judgments"},  {o.finalize, "--finalize"},
+      {o.enrich_budget.has_value(), "--enrich-budget"}, {o.enrich_workers.has_value(), "--enrich-workers"}};
+  for (const auto& [given, name] : needs_discover)
+    if (given && !discovering) return usage_error(fmt::format("{} requires --discover", name));
+  if (!o.angles_file.empty() && !o.finalize) return usage_error("--angles requires --finalize");
+  if (o.finalize && o.angles_file.empty()) return usage_error("--finalize requires --angles FILE");
+  if (o.nominate_only && (!o.judgments_file.empty() || o.finalize))
+    return usage_error("--nominate-only cannot be combined with --judgments or --finalize: they are separate legs");
+  if (!o.judgments_file.empty() && o.finalize) return usage_error("--judgments and --finalize are separate legs: run them one after the other");
+
+  if (quick && deep) return usage_error("--quick and --deep are mutually exclusive");
+  o.depth = quick ? model::Depth::quick : deep ? model::Depth::deep : model::Depth::standard;
+  if (days) {
+    if (*days < 1 || *days > 365) return usage_error("--days must be between 1 and 365");
+    o.days = *days;
+  }
+  if (!as_of.empty()) {
+    if (discovering) return usage_error("--as-of is not supported with --discover: discovery is about now");
+    auto d = core::parse_date(as_of);
+    if (!d) return usage_error(fmt::format("--as-of '{}' is not a date (YYYY-MM-DD)", as_of));
+    if (*d > core::start_of_day(today)) return usage_error("--as-of is in the future");
+    o.as_of = *d;
+  }
+  if (!emit.empty()) {
+    if (emit == "compact") o.emit = Emit::compact;
+    else if (emit == "md" || emit == "markdown") o.emit = Emit::md;
+    else if (emit == "json") o.emit = Emit::json;
+    else if (emit == "html") o.emit = Emit::html;
+    else return usage_error(fmt::format("--emit '{}': expected compact, md, json or html", emit));
+  }
+  if (discovering && o.emit == Emit::html) return usage_error("--emit html is not supported with --discover");
+  if (!search.empty()) {
+    std::string_view rest = search;
+    while (!rest.empty()) {
+      const auto comma = rest.find(',');
+      const std::string name(core::trim(rest.substr(0, comma)));
+      rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+      if (name.empty()) continue;
+      const auto* src = sources::find(name);
+      if (src == nullptr) {
+        std::string known;
+        for (const auto* s : sources::all()) known += (known.empty() ? "" : ", ") + std::string(s->id());
+        return usage_error(fmt::format("--search: unknown source '{}' (known: {})", name, known));
+      }
+      if (std::find(o.sources.begin(), o.sources.end(), src->id()) == o.sources.end()) o.sources.emplace_back(src->id());
+    }
+    if (o.sources.empty()) return usage_error("--search needs at least one source id");
+  }
+  if (o.timeout_seconds && (!std::isfinite(*o.timeout_seconds) || *o.timeout_seconds <= 0 || *o.timeout_seconds > 3600))
+    return usage_error("--timeout must be a number of seconds in (0, 3600]");
+  if (o.enrich_budget && (!std::isfinite(*o.enrich_budget) || *o.enrich_budget <= 0 || *o.enrich_budget > 3600))
+    return usage_error("--enrich-budget must be a number of seconds in (0, 3600]");
+  if (o.enrich_workers && (*o.enrich_workers < 1 || *o.enrich_workers > 16))
+    return usage_error("--enrich-workers must be between 1 and 16");
+  if (!o.record_dir.empty() && !o.replay_dir.empty()) return usage_error("--record and --replay are mutually exclusive");
+  if (!o.save_dir.empty()) o.save = true;
+  if (!plan.empty()) {
+    if (discovering) return usage_error("--plan applies to research, not --discover");
+    const auto first = core::trim(plan);
+    if (!first.empty() && first.front() == '{') {
+      o.plan_json = plan;
+    } else {
+      auto text = read_file(plan);
+      if (!text) return usage_error(fmt::format("--plan: cannot read '{}' (give JSON or a file holding it)", plan));
+      o.plan_json = *text;
+    }
+  }
+
+  switch (o.command) {
+    case Command::research:
+      if (o.topic.empty()) return usage_error("a TOPIC is required (or --discover, doctor, library, watch)");
+      if (o.topic.size() > 300) return usage_error("the topic is longer than 300 characters");
+      break;
+    case Command::discover:
+      if (!o.topic.empty()) return usage_error(fmt::format("--discover takes no topic (got '{}'): use --discover=DOMAIN", o.topic));
+      break;
+    default:
+      break;
+  }
+  ParseOutcome out;
+  out.options = std::move(o);
+  return out;
+}
+
+}  // namespace cli

@@ -1,0 +1,57 @@
+#pragma once
+// Command line: raw flags (CLI11) -> validated Options. Nothing here touches the network.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/time.hpp"
+#include "model/report.hpp"
+
+namespace cli {
+
+enum class Command { research, discover, doctor, library, watch };
+enum class Emit { compact, md, json, html };
+
+struct Options {
+  Command command = Command::research;
+  std::string topic;
+  int days = 30;
+  std::optional<core::UnixSeconds> as_of;  // UTC midnight of the as-of day
+  model::Depth depth = model::Depth::standard;
+  std::vector<std::string> sources;  // validated ids; empty = all
+  Emit emit = Emit::compact;
+  std::string output_file;
+  bool save = false;
+  std::string save_dir;
+  bool store = false;
+  std::optional<std::string> plan_json;  // inline JSON or the file's content
+  bool strict = false;
+  std::optional<double> timeout_seconds;
+  bool quiet = false;
+  std::string record_dir;
+  std::string replay_dir;
+  // Discovery.
+  std::string domain;  // "" = global
+  bool discover_shallow = false;
+  bool nominate_only = false;
+  std::string judgments_file;
+  bool finalize = false;
+  std::string angles_file;
+  std::optional<double> enrich_budget;
+  std::optional<int> enrich_workers;
+  std::vector<std::string> command_args;  // for doctor/library/watch
+};
+
+struct ParseOutcome {
+  std::optional<Options> options;  // set when the run should go on
+  int exit_code = 0;
+  std::string text;        // help/version (stdout) or the usage error (stderr)
+  bool to_stdout = false;
+};
+
+// today: the current UTC time, to reject an --as-of in the future.
+ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds today);
+
+std::string_view to_string(Emit e);
+
+}  // namespace cli

@@ -1,0 +1,164 @@
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "cli/commands.hpp"
+#include "core/log.hpp"
+#include "core/text.hpp"
+#include "pipeline/client_fetcher.hpp"
+#include "pipeline/plan.hpp"
+#include "pipeline/research.hpp"
+#include "render/render.hpp"
+
+namespace cli {
+
+namespace fs = std::filesystem;
+
+bool emit_output(const Options& o, const std::string& text) {
+  const std::string clean = core::log::redact(text);
+  if (o.output_file.empty()) {
+    std::fwrite(clean.data(), 1, clean.size(), stdout);
+    std::fflush(stdout);
+    return true;
+  }
+  std::ofstream f(o.output_file, std::ios::binary | std::ios::trunc);
+  f << clean;
+  f.close();
+  if (!f) {
+    std::fprintf(stderr, "last30days: cannot write --output '%s'\n", o.output_file.c_str());
+    return false;
+  }
+  return true;
+}
+
+int exit_code_for(const Options& o, const std::map<std::string, model::SourceStatus>& status) {
+  if (!o.strict) return 0;
+  for (const auto& [id, st] : status)
+    if (model::is_degraded(st.state)) return 3;
+  return 0;
+}
+
+namespace {
+
+std::string slug(const std::string& topic) {
+  std::string out;
+  for (const auto& t : core::tokenize(topic)) {
+    if (out.size() + t.size() > 60) break;
+    out += (out.empty() ? "" : "-") + t;
+  }
+  return out.empty() ? "topic" : out;
+}
+
+std::string memory_dir(const Options& o, const core::Config& cfg) {
+  if (!o.save_dir.empty()) return o.save_dir;
+  if (auto d = cfg.get("LAST30DAYS_MEMORY_DIR")) return *d;
+  return cfg.get("HOME").value_or(".") + "/Documents/Last30Days";
+}
+
+// Only the top-level research command saves; research runs themselves write nothing.
+bool save_brief(const Options& o, const core::Config& cfg, const model::Report& r) {
+  const fs::path dir = memory_dir(o, cfg);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const std::string base = slug(r.topic) + "-raw";
+  std::ofstream md(dir / (base + ".md"), std::ios::trunc);
+  md << core::log::redact(render::research_markdown(r));
+  std::ofstream js(dir / (base + ".json"), std::ios::trunc);
+  js << core::log::redact(render::research_json(r));
+  if (!md || !js) {
+    core::log::warn("--save: cannot write to {}", dir.string());
+    return false;
+  }
+  core::log::info("saved {}", (dir / base).string() + ".{md,json}");
+  return true;
+}
+
+}  // namespace
+
+int research_command(const Options& o, RunContext& ctx) {
+  if (o.store) {
+    std::fprintf(stderr, "last30days: --store needs the research store, which this build does not include yet\n");
+    return 2;
+  }
+  pipeline::ResearchSpec spec;
+  spec.topic = o.topic;
+  spec.depth = o.depth;
+  spec.now = ctx.now;
+  spec.window = model::Window::ending(o.as_of.value_or(ctx.now), o.days);
+  if (o.plan_json) {
+    std::string error;
+    spec.host_plan = pipeline::parse_host_plan(*o.plan_json, &error);
+    if (!spec.host_plan) {
+      std::fprintf(stderr, "last30days: %s\n", error.c_str());
+      return 2;
+    }
+  }
+  for (const auto* s : sources::all())
+    if (o.sources.empty() || std::find(o.sources.begin(), o.sources.end(), s->id()) != o.sources.end())
+      spec.sources.push_back(s);
+
+  const auto budget = o.timeout_seconds ? core::Millis(static_cast<long long>(*o.timeout_seconds * 1000))
+                                        : pipeline::profile(o.depth).run_timeout;
+  pipeline::ClientFetcher fetcher(ctx.client);
+  const pipeline::ResearchEnv env{ctx.config, fetcher, core::Deadline::in(budget), {}};
+  core::log::progress("researching \"{}\" over {} sources, {} → {}", spec.topic, spec.sources.size(),
+                      core::format_date(spec.window.from), core::format_date(spec.window.to));
+  const model::Report report = pipeline::run_research(spec, env);
+
+  std::string text;
+  switch (o.emit) {
+    case Emit::compact: text = render::research_compact(report); break;
+    case Emit::md: text = render::research_markdown(report); break;
+    case Emit::json: text = render::research_json(report); break;
+    case Emit::html: text = render::research_html(report); break;
+  }
+  if (!emit_output(o, text)) return 2;
+  if (o.save) save_brief(o, ctx.config, report);
+  return exit_code_for(o, report.source_status);
+}
+
+int doctor_command(const Options& o, RunContext& ctx) {
+  // A real probe: one quick search per source, so the answer reflects the network now.
+  pipeline::ResearchSpec spec;
+  spec.topic = "open source";
+  spec.depth = model::Depth::quick;
+  spec.now = ctx.now;
+  spec.window = model::Window::ending(ctx.now, 7);
+  for (const auto* s : sources::all())
+    if (o.sources.empty() || std::find(o.sources.begin(), o.sources.end(), s->id()) != o.sources.end())
+      spec.sources.push_back(s);
+  pipeline::ClientFetcher fetcher(ctx.client);
+  const auto budget = o.timeout_seconds ? core::Millis(static_cast<long long>(*o.timeout_seconds * 1000)) : core::Millis(20000);
+  const pipeline::ResearchEnv env{ctx.config, fetcher, core::Deadline::in(budget), {}};
+  sources::Query q;
+  q.sub_queries = {{spec.topic, 1.0}};
+  q.window = spec.window;
+  q.depth = spec.depth;
+  q.limit = 5;
+  auto fetched = pipeline::fetch_all(spec.sources, env, core::Millis(15000),
+                                     [&](const sources::Source& s, sources::Env& senv) { return s.search(q, senv); });
+  std::string out = "last30days doctor\n";
+  int healthy = 0;
+  for (const auto* s : spec.sources) {
+    const auto& st = fetched.status[std::string(s->id())];
+    const bool good = !model::is_degraded(st.state);
+    healthy += good && st.state != model::SourceState::skipped_unconfigured ? 1 : 0;
+    out += fmt::format("  {:<14} {:<21} {:>5} ms  {}\n", s->id(), model::to_string(st.state), st.elapsed_ms, st.reason);
+    std::string hint;
+    switch (st.state) {
+      case model::SourceState::unreachable: hint = "check the network, a proxy, or LAST30DAYS_HOST_MAP"; break;
+      case model::SourceState::rate_limited: hint = "wait, or set credentials that raise the limit"; break;
+      case model::SourceState::auth_failed: hint = "the configured credentials were rejected: renew them in ~/.config/last30days/.env"; break;
+      case model::SourceState::skipped_unconfigured: hint = "set its credentials in ~/.config/last30days/.env to enable it"; break;
+      default: break;
+    }
+    if (!hint.empty()) out += fmt::format("  {:<14} fix: {}\n", "", hint);
+  }
+  out += fmt::format("{} of {} sources answered. Config file: {}\n", healthy, spec.sources.size(), ctx.config.env_file_path());
+  if (!emit_output(o, out)) return 2;
+  return exit_code_for(o, fetched.status);
+}
+
+}  // namespace cli

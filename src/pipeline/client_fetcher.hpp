@@ -1,0 +1,19 @@
+#pragma once
+// Adapts the shared HTTP client to the source-facing Fetcher interface.
+#include <memory>
+
+#include "http/client.hpp"
+#include "sources/source.hpp"
+
+namespace pipeline {
+
+class ClientFetcher final : public sources::Fetcher {
+ public:
+  explicit ClientFetcher(std::shared_ptr<http::Client> client) : client_(std::move(client)) {}
+  http::Response get(const http::Request& request) override { return client_->fetch(request); }
+
+ private:
+  std::shared_ptr<http::Client> client_;
+};
+
+}  // namespace pipeline

@@ -1,0 +1,72 @@
+#include "pipeline/corpus.hpp"
+
+#include <algorithm>
+
+#include "core/text.hpp"
+
+namespace pipeline {
+
+TokenId TokenDict::intern(std::string_view token) {
+  auto it = ids_.find(std::string(token));
+  if (it != ids_.end()) return it->second;
+  const auto id = static_cast<TokenId>(words_.size());
+  words_.emplace_back(token);
+  ids_.emplace(words_.back(), id);
+  return id;
+}
+
+std::string normalize_token(std::string_view token) {
+  std::string t(token);
+  if (t.size() > 3 && t.back() == 's' && t[t.size() - 2] != 's' && t[t.size() - 2] != 'u' &&
+      t[t.size() - 2] != 'i')
+    t.pop_back();
+  return t;
+}
+
+std::vector<TokenId> token_set(std::string_view text, TokenDict& dict) {
+  std::vector<TokenId> out;
+  for (const auto& raw : core::tokenize(text)) {
+    if (core::is_stopword(raw)) continue;
+    out.push_back(dict.intern(normalize_token(raw)));
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+Topic analyze_topic(std::string_view topic, TokenDict& dict) {
+  Topic t;
+  t.phrase = core::collapse_whitespace(core::casefold(topic));
+  t.tokens = token_set(topic, dict);
+  for (TokenId id : t.tokens) t.generic.push_back(core::is_generic(dict.text(id)));
+  return t;
+}
+
+void erase_items(Corpus& c, const std::vector<bool>& drop) {
+  std::size_t w = 0;
+  for (std::size_t r = 0; r < c.items.size(); ++r) {
+    if (drop[r]) continue;
+    if (w != r) {
+      c.items[w] = std::move(c.items[r]);
+      c.features[w] = std::move(c.features[r]);
+    }
+    ++w;
+  }
+  c.items.resize(w);
+  c.features.resize(w);
+}
+
+void permute(Corpus& c, const std::vector<std::size_t>& order) {
+  std::vector<model::Item> items;
+  std::vector<Features> features;
+  items.reserve(order.size());
+  features.reserve(order.size());
+  for (std::size_t i : order) {
+    items.push_back(std::move(c.items[i]));
+    features.push_back(std::move(c.features[i]));
+  }
+  c.items = std::move(items);
+  c.features = std::move(features);
+}
+
+}  // namespace pipeline

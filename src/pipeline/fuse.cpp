@@ -1,0 +1,139 @@
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <set>
+#include <unordered_map>
+
+#include "pipeline/stages.hpp"
+
+namespace pipeline {
+
+namespace {
+
+constexpr double kBaseShare = 0.7;  // final = 70% own merit + 30% agreement across streams
+constexpr double kAuthorDemotion = 0.5;
+
+const std::string& hit_source(const model::Item& it, const model::Item::Hit& h) {
+  return h.source.empty() ? it.source : h.source;
+}
+
+void sort_by_final(Corpus& c) {
+  std::vector<std::size_t> order(c.items.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const auto &x = c.items[a], &y = c.items[b];
+    if (x.scores.final != y.scores.final) return x.scores.final > y.scores.final;
+    return x.id < y.id;  // deterministic ties
+  });
+  permute(c, order);
+}
+
+}  // namespace
+
+// Re-ranks every (source, sub-query) stream by base score: upstream order is by
+// date for some APIs and by local filtering for others, so it is not comparable.
+void assign_stream_ranks(Corpus& c) {
+  struct Entry {
+    std::size_t stream, item, hit;
+    double base;
+  };
+  std::map<std::pair<std::string, int>, std::size_t> streams;
+  std::vector<Entry> entries;
+  for (std::size_t i = 0; i < c.items.size(); ++i) {
+    auto& hits = c.items[i].hits;
+    for (auto& h : hits)
+      if (h.source.empty()) h.source = c.items[i].source;
+    std::sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.source, a.subquery, a.rank) < std::tie(b.source, b.subquery, b.rank);
+    });
+    hits.erase(std::unique(hits.begin(), hits.end(),
+                           [](const auto& a, const auto& b) { return a.source == b.source && a.subquery == b.subquery; }),
+               hits.end());
+    if (hits.empty()) hits.push_back({0, 0, c.items[i].source});
+    for (std::size_t h = 0; h < hits.size(); ++h) {
+      const auto key = std::make_pair(hits[h].source, hits[h].subquery);
+      const auto id = streams.try_emplace(key, streams.size()).first->second;
+      entries.push_back({id, i, h, c.features[i].base});
+    }
+  }
+  std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
+    if (a.stream != b.stream) return a.stream < b.stream;
+    if (a.base != b.base) return a.base > b.base;
+    return c.items[a.item].id < c.items[b.item].id;
+  });
+  std::size_t rank = 0;
+  for (std::size_t e = 0; e < entries.size(); ++e) {
+    rank = e > 0 && entries[e].stream == entries[e - 1].stream ? rank + 1 : 0;
+    c.items[entries[e].item].hits[entries[e].hit].rank = static_cast<int>(rank);
+  }
+}
+
+void fuse(Corpus& c, const std::vector<model::SubQuery>& sub_queries,
+          const std::map<std::string, double>& source_weights) {
+  std::vector<double> fused(c.items.size(), 0.0);
+  double max_fused = 0;
+  for (std::size_t i = 0; i < c.items.size(); ++i) {
+    const auto& it = c.items[i];
+    for (const auto& h : it.hits) {
+      const auto sw = source_weights.find(hit_source(it, h));
+      const double ws = sw == source_weights.end() ? 1.0 : sw->second;
+      const double wq = h.subquery >= 0 && static_cast<std::size_t>(h.subquery) < sub_queries.size()
+                            ? sub_queries[static_cast<std::size_t>(h.subquery)].weight
+                            : 1.0;
+      fused[i] += ws * wq / (kRrfK + h.rank + 1);
+    }
+    max_fused = std::max(max_fused, fused[i]);
+  }
+  for (std::size_t i = 0; i < c.items.size(); ++i) {
+    const double agreement = max_fused > 0 ? 100.0 * fused[i] / max_fused : 0.0;
+    c.items[i].scores.final = std::clamp(kBaseShare * c.features[i].base + (1 - kBaseShare) * agreement, 0.0, 100.0);
+  }
+  sort_by_final(c);
+  // One voice should not fill the brief: past the cap an author's items are demoted.
+  std::unordered_map<std::string, int> per_author;
+  bool demoted = false;
+  for (auto& it : c.items) {
+    if (!it.author) continue;
+    if (++per_author[it.source + "\x1f" + *it.author] > kAuthorCap) {
+      it.scores.final *= kAuthorDemotion;
+      demoted = true;
+    }
+  }
+  if (demoted) sort_by_final(c);
+}
+
+namespace {
+constexpr double kCorroborationBonus = 4;  // per other source that carried the same story
+constexpr int kCorroborationMaxSources = 2;
+constexpr double kWeakRelevance = 0.4;
+constexpr double kWeakDamping = 0.85;
+}  // namespace
+
+void rerank(Corpus& c) {
+  for (auto& it : c.items) {
+    std::set<std::string> others;
+    for (const auto& s : it.also_seen)
+      if (s.source != it.source) others.insert(s.source);
+    double f = it.scores.final;
+    f += kCorroborationBonus * static_cast<double>(std::min<std::size_t>(others.size(), kCorroborationMaxSources));
+    if (it.scores.relevance < kWeakRelevance) f *= kWeakDamping;
+    it.scores.final = std::clamp(f, 0.0, 100.0);
+  }
+  sort_by_final(c);
+  // Undated items never outrank dated ones: they sink below the weakest dated item.
+  double floor_dated = 100;
+  bool any_dated = false;
+  for (const auto& it : c.items)
+    if (it.dated()) floor_dated = std::min(floor_dated, it.scores.final), any_dated = true;
+  if (!any_dated) return;
+  for (auto& it : c.items)
+    if (!it.dated()) it.scores.final = std::min(it.scores.final, std::max(0.0, floor_dated - 0.01));
+  std::vector<std::size_t> order(c.items.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return c.items[a].dated() && !c.items[b].dated();
+  });
+  permute(c, order);
+}
+
+}  // namespace pipeline

@@ -1,0 +1,117 @@
+#include "pipeline/research.hpp"
+
+#include <fmt/format.h>
+
+#include <thread>
+
+#include "core/log.hpp"
+#include "pipeline/plan.hpp"
+#include "pipeline/stages.hpp"
+
+namespace pipeline {
+
+DepthProfile profile(model::Depth depth) {
+  switch (depth) {
+    case model::Depth::quick: return {15, core::Millis(15000), core::Millis(25000)};
+    case model::Depth::standard: return {25, core::Millis(25000), core::Millis(45000)};
+    case model::Depth::deep: return {50, core::Millis(50000), core::Millis(90000)};
+  }
+  return {25, core::Millis(25000), core::Millis(45000)};
+}
+
+FetchResult fetch_all(const std::vector<const sources::Source*>& srcs, const ResearchEnv& env,
+                      core::Millis source_budget,
+                      const std::function<sources::SourceResult(const sources::Source&, sources::Env&)>& call) {
+  FetchResult out;
+  std::vector<sources::SourceResult> results(srcs.size());
+  std::vector<long> elapsed(srcs.size(), 0);
+  std::vector<std::thread> workers;
+  workers.reserve(srcs.size());
+  for (std::size_t i = 0; i < srcs.size(); ++i) {
+    if (auto why = srcs[i]->unconfigured(env.config)) {
+      results[i] = {model::SourceState::skipped_unconfigured, *why, {}, 0};
+      continue;
+    }
+    workers.emplace_back([&, i] {
+      const auto t0 = core::Clock::now();
+      sources::Env senv{env.config, env.http, env.deadline.earliest(core::Deadline::in(source_budget)), env.stop};
+      try {
+        results[i] = call(*srcs[i], senv);
+      } catch (const std::exception& e) {
+        results[i] = {model::SourceState::error, fmt::format("internal error: {}", e.what()), {}, 0};
+      } catch (...) {
+        results[i] = {model::SourceState::error, "internal error", {}, 0};
+      }
+      if (results[i].state != model::SourceState::ok && results[i].reason.empty()) results[i].reason = "no reason given";
+      elapsed[i] = static_cast<long>(std::chrono::duration_cast<core::Millis>(core::Clock::now() - t0).count());
+      core::log::progress("{}: {} ({} items, {} ms)", srcs[i]->id(), model::to_string(results[i].state),
+                          results[i].items.size(), elapsed[i]);
+    });
+  }
+  for (auto& w : workers) w.join();
+  for (std::size_t i = 0; i < srcs.size(); ++i) {
+    model::SourceStatus st;
+    st.state = results[i].state;
+    st.reason = results[i].reason;
+    st.elapsed_ms = elapsed[i];
+    st.requests = results[i].requests;
+    st.items = static_cast<int>(results[i].items.size());
+    out.status[std::string(srcs[i]->id())] = st;
+    for (auto& it : results[i].items) out.items.push_back(std::move(it));
+  }
+  return out;
+}
+
+model::Report run_research(const ResearchSpec& spec, const ResearchEnv& env) {
+  model::Report report;
+  report.topic = spec.topic;
+  report.depth = spec.depth;
+  report.window = spec.window;
+  report.generated_at = spec.now;
+  report.plan = spec.host_plan ? *spec.host_plan : make_plan(spec.topic, spec.depth);  // 1. plan
+
+  const auto prof = profile(spec.depth);
+  sources::Query query;
+  query.sub_queries = report.plan.sub_queries;
+  query.window = spec.window;
+  query.depth = spec.depth;
+  query.limit = prof.limit;
+  auto fetched = fetch_all(spec.sources, env, prof.source_budget,  // 2. fetch
+                           [&](const sources::Source& s, sources::Env& senv) { return s.search(query, senv); });
+
+  Corpus c;
+  c.items = std::move(fetched.items);
+  c.topic = analyze_topic(spec.topic, c.dict);
+  normalize(c);                                   // 3
+  window_filter(c, spec.window);                  // 4
+  score_relevance(c);                             // 5
+  score_engagement(c);                            // 6
+  score_freshness(c, spec.window);                // 7
+  score_base(c, report.plan.source_weights);
+  assign_stream_ranks(c);
+  prune(c);                                       // 8
+  dedupe(c);                                      // 9
+  fuse(c, report.plan.sub_queries, report.plan.source_weights);  // 10
+  rerank(c);                                      // 11
+  report.clusters = cluster(c);                   // 12
+
+  std::map<std::string, int> kept;
+  for (const auto& it : c.items) {
+    ++kept[it.source];
+    for (const auto& s : it.also_seen) ++kept[s.source];
+  }
+  for (auto& [id, st] : fetched.status) {
+    const int fetched_count = st.items;
+    st.items = kept[id];
+    if (st.state == model::SourceState::ok && st.items == 0) {
+      st.state = model::SourceState::no_results;
+      st.reason = fmt::format("{} fetched, none inside the window and on topic", fetched_count);
+    }
+  }
+  report.source_status = std::move(fetched.status);
+  report.items = std::move(c.items);
+  report.outcome = decide_outcome(report.items, report.source_status, report.warnings);  // 13
+  return report;
+}
+
+}  // namespace pipeline

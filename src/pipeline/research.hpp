@@ -1,0 +1,57 @@
+#pragma once
+// One research run: plan -> fetch -> normalize -> window -> relevance -> engagement ->
+// freshness -> prune -> dedupe -> fusion -> rerank -> clusters -> outcome.
+#include <functional>
+#include <map>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "core/config.hpp"
+#include "core/deadline.hpp"
+#include "model/report.hpp"
+#include "sources/source.hpp"
+
+namespace pipeline {
+
+struct DepthProfile {
+  int limit;                   // items asked per sub-query
+  core::Millis source_budget;  // each source's own deadline
+  core::Millis run_timeout;    // default --timeout
+};
+DepthProfile profile(model::Depth depth);
+
+struct ResearchSpec {
+  std::string topic;
+  model::Depth depth = model::Depth::standard;
+  model::Window window;
+  std::optional<model::Plan> host_plan;
+  std::vector<const sources::Source*> sources;
+  core::UnixSeconds now = 0;
+};
+
+// What a research run may touch: the network through a Fetcher and read-only
+// configuration. There is deliberately no store, save directory or cache here:
+// a run writes nothing, which is what makes abandoning a discovery sub-run safe.
+struct ResearchEnv {
+  const core::Config& config;
+  sources::Fetcher& http;
+  core::Deadline deadline;
+  std::stop_token stop;
+};
+
+// Stage 2, exposed for discovery: every source on its own thread. Each source ends by
+// its own deadline (HTTP is deadline-bounded and cancellable), so the join is bounded.
+struct FetchResult {
+  std::vector<model::Item> items;
+  std::map<std::string, model::SourceStatus> status;
+};
+FetchResult fetch_all(const std::vector<const sources::Source*>& srcs, const ResearchEnv& env,
+                      core::Millis source_budget,
+                      const std::function<sources::SourceResult(const sources::Source&, sources::Env&)>& call);
+
+// Thread-safe: runs may proceed concurrently (discovery does).
+model::Report run_research(const ResearchSpec& spec, const ResearchEnv& env);
+
+}  // namespace pipeline

@@ -1,0 +1,85 @@
+// One self-contained page: no scripts, no external requests, every upstream string escaped,
+// and only http(s) URLs become links.
+#include <fmt/format.h>
+
+#include <unordered_map>
+
+#include "core/text.hpp"
+#include "core/url.hpp"
+#include "render/render.hpp"
+
+namespace render {
+
+namespace {
+
+std::string esc(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::string link(std::string_view url, std::string_view text) {
+  if (!core::Url::parse(url)) return esc(text);
+  return fmt::format("<a href=\"{}\" rel=\"noopener noreferrer nofollow\">{}</a>", esc(url), esc(text));
+}
+
+constexpr std::string_view kStyle =
+    "body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}"
+    "h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:1.6rem}.meta{color:#666;font-size:.9rem}"
+    "table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.2rem .5rem;text-align:left}"
+    ".bad{color:#a40}li{margin:.4rem 0}.snip{color:#555;font-size:.9rem}";
+
+}  // namespace
+
+std::string research_html(const model::Report& r) {
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
+  out += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">";
+  out += fmt::format("<title>last30days: {}</title><style>{}</style></head><body>\n", esc(r.topic), kStyle);
+  out += fmt::format("<h1>last30days: {}</h1>\n<p class=\"meta\">{} → {} ({} days) · depth {} · generated {} · {} items in {} stories</p>\n",
+                     esc(r.topic), core::format_date(r.window.from), core::format_date(r.window.to), r.window.days,
+                     model::to_string(r.depth), core::format_iso8601(r.generated_at), r.items.size(), r.clusters.size());
+  out += "<table><tr><th>source</th><th>state</th><th>items</th><th>note</th></tr>\n";
+  for (const auto& [id, st] : r.source_status)
+    out += fmt::format("<tr><td>{}</td><td{}>{}</td><td>{}</td><td>{}</td></tr>\n", esc(id),
+                       model::is_degraded(st.state) ? " class=\"bad\"" : "", model::to_string(st.state), st.items, esc(st.reason));
+  out += "</table>\n";
+  if (r.outcome == model::Outcome::nothing_solid) out += "<p><strong>Nothing solid</strong> about this topic in the window.</p>\n";
+  std::unordered_map<std::string, const model::Item*> items;
+  for (const auto& it : r.items) items[it.id] = &it;
+  for (std::size_t k = 0; k < r.clusters.size(); ++k) {
+    const auto& c = r.clusters[k];
+    std::string srcs;
+    for (const auto& s : c.sources) srcs += (srcs.empty() ? "" : ", ") + s;
+    out += fmt::format("<h2>{}. {}</h2><p class=\"meta\">score {:.0f} · {}{}</p><ul>\n", k + 1, esc(c.title), c.score,
+                       esc(srcs), c.uncertainty ? " · " + esc(*c.uncertainty) : "");
+    for (const auto& id : c.items) {
+      const auto* it = items.at(id);
+      const std::string eng = engagement_summary(*it);
+      out += fmt::format("<li>{} — {}{} · {}{}", link(it->url, it->title), esc(it->source), eng.empty() ? "" : " · " + esc(eng),
+                         it->published_at ? core::format_date(*it->published_at) : "undated",
+                         it->discussion_url ? " · " + link(*it->discussion_url, "discussion") : "");
+      if (!it->snippet.empty()) out += "<div class=\"snip\">" + esc(it->snippet) + "</div>";
+      out += "</li>\n";
+    }
+    out += "</ul>\n";
+  }
+  if (!r.warnings.empty()) {
+    out += "<h2>Warnings</h2><ul>\n";
+    for (const auto& w : r.warnings) out += "<li>" + esc(w) + "</li>\n";
+    out += "</ul>\n";
+  }
+  out += "</body></html>\n";
+  return out;
+}
+
+}  // namespace render

@@ -1,0 +1,87 @@
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+#include "render/render.hpp"
+
+namespace render {
+
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+double round_to(double v, int digits) {
+  const double m = std::pow(10.0, digits);
+  return std::round(v * m) / m;
+}
+
+ojson opt(const std::optional<std::string>& s) { return s ? ojson(*s) : ojson(nullptr); }
+
+ojson number(double v) {
+  if (std::floor(v) == v && std::fabs(v) < 9e15) return ojson(static_cast<long long>(v));
+  return ojson(round_to(v, 4));
+}
+
+ojson item_json(const model::Item& it) {
+  ojson eng = ojson::object();
+  for (const auto& e : it.engagement) eng[e.field] = number(e.value);
+  ojson also = ojson::array();
+  for (const auto& s : it.also_seen) also.push_back({{"source", s.source}, {"url", s.url}, {"title", s.title}});
+  return ojson{{"id", it.id},
+               {"source", it.source},
+               {"title", it.title},
+               {"url", it.url},
+               {"author", opt(it.author)},
+               {"container", opt(it.container)},
+               {"published_at", it.published_at ? ojson(core::format_iso8601(*it.published_at)) : ojson(nullptr)},
+               {"engagement", eng},
+               {"snippet", it.snippet},
+               {"scores",
+                {{"relevance", round_to(it.scores.relevance, 3)},
+                 {"freshness", round_to(it.scores.freshness, 1)},
+                 {"engagement", round_to(it.scores.engagement, 1)},
+                 {"final", round_to(it.scores.final, 1)}}},
+               {"cluster", it.cluster},
+               {"discussion_url", opt(it.discussion_url)},
+               {"date_reliable", it.dated()},
+               {"also_seen", also}};
+}
+
+}  // namespace
+
+std::string research_json(const model::Report& r) {
+  ojson status = ojson::object();
+  for (const auto& [id, st] : r.source_status)
+    status[id] = {{"state", std::string(model::to_string(st.state))},
+                  {"items", st.items},
+                  {"reason", st.reason.empty() ? ojson(nullptr) : ojson(st.reason)},
+                  {"elapsed_ms", st.elapsed_ms}};
+  ojson items = ojson::array();
+  for (const auto& it : r.items) items.push_back(item_json(it));
+  ojson clusters = ojson::array();
+  for (const auto& c : r.clusters)
+    clusters.push_back({{"id", c.id},
+                        {"title", c.title},
+                        {"score", round_to(c.score, 1)},
+                        {"sources", c.sources},
+                        {"items", c.items},
+                        {"uncertainty", opt(c.uncertainty)}});
+  ojson subs = ojson::array();
+  for (const auto& q : r.plan.sub_queries) subs.push_back({{"query", q.text}, {"weight", q.weight}});
+  ojson doc{{"schema_version", 1},
+            {"kind", "research"},
+            {"topic", r.topic},
+            {"depth", std::string(model::to_string(r.depth))},
+            {"window", {{"from", core::format_date(r.window.from)}, {"to", core::format_date(r.window.to)}, {"days", r.window.days}}},
+            {"generated_at", core::format_iso8601(r.generated_at)},
+            {"source_status", status},
+            {"items", items},
+            {"clusters", clusters},
+            {"warnings", r.warnings},
+            {"outcome", r.outcome == model::Outcome::ok ? "ok" : "nothing-solid"},
+            {"plan", {{"intent", r.plan.intent}, {"sub_queries", subs}, {"source_weights", r.plan.source_weights},
+                      {"from_host", r.plan.from_host}}}};
+  return doc.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
+}
+
+}  // namespace render

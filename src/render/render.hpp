@@ -1,0 +1,18 @@
+#pragma once
+// Renderers read a finished report and nothing else: no HTTP, no sources.
+#include <string>
+
+#include "model/report.hpp"
+
+namespace render {
+
+std::string research_json(const model::Report& r);
+std::string research_compact(const model::Report& r);
+std::string research_markdown(const model::Report& r);
+std::string research_html(const model::Report& r);
+
+// Shared by the text renderers.
+std::string engagement_summary(const model::Item& item);  // "812 points · 411 comments"
+std::string human_number(double v);                       // 1234 -> "1.2k"
+
+}  // namespace render
