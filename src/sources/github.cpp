@@ -1,12 +1,275 @@
+// GitHub through the REST search API (api.github.com/search/repositories and /search/issues).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/text.hpp"
+#include "core/time.hpp"
 #include "sources/common.hpp"
+
 namespace sources {
 namespace {
-class Stub final : public Source {
+
+using nlohmann::json;
+using model::SourceState;
+
+constexpr std::string_view kApi = "https://api.github.com";
+constexpr std::size_t kSnippetBytes = 400;
+constexpr core::UnixSeconds kDay = 86400;
+
+std::optional<std::string> token(const Env& env) {
+  auto t = env.config.get("GITHUB_TOKEN");
+  if (!t || core::trim(*t).empty()) return std::nullopt;
+  return std::string(core::trim(*t));
+}
+
+std::vector<http::Header> headers(const Env& env) {
+  std::vector<http::Header> h = {{"Accept", "application/vnd.github+json"}, {"X-GitHub-Api-Version", "2022-11-28"}};
+  if (auto t = token(env)) h.push_back({"Authorization", "Bearer " + *t});
+  return h;
+}
+
+const json* object_at(const json& obj, std::string_view key) {
+  if (!obj.is_object()) return nullptr;
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_object() ? &*it : nullptr;
+}
+
+std::optional<std::string> login(const json& obj, std::string_view key) {
+  const json* user = object_at(obj, key);
+  if (!user) return std::nullopt;
+  auto name = opt_str(*user, "login");
+  return name && !name->empty() ? name : std::nullopt;
+}
+
+// Inline markdown: [text](url) and ![alt](url) keep their text; emphasis and code marks go.
+std::string strip_inline(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t open = s[i] == '[' ? i : (s[i] == '!' && i + 1 < s.size() && s[i + 1] == '[' ? i + 1 : s.npos);
+    if (open != s.npos) {
+      const std::size_t close = s.find(']', open + 1);
+      if (close != s.npos && close + 1 < s.size() && s[close + 1] == '(') {
+        const std::size_t end = s.find(')', close + 2);
+        if (end != s.npos && s.substr(open + 1, close - open - 1).find('\n') == s.npos) {
+          out.append(s.substr(open + 1, close - open - 1));
+          i = end + 1;
+          continue;
+        }
+      }
+    }
+    const std::string_view two = s.substr(i, 2);
+    if (two == "**" || two == "~~") {  // not "__": Python dunders are far commoner than that emphasis
+      i += 2;
+      continue;
+    }
+    if (s[i] != '`') out.push_back(s[i]);
+    ++i;
+  }
+  return out;
+}
+
+// Issue bodies are GitHub-flavoured markdown with inline HTML: keep the prose only.
+std::string markdown_to_text(std::string_view md) {
+  std::string kept;
+  bool fenced = false;
+  std::size_t pos = 0;
+  while (pos <= md.size()) {
+    std::size_t nl = md.find('\n', pos);
+    if (nl == std::string_view::npos) nl = md.size();
+    std::string_view line = core::trim(md.substr(pos, nl - pos));
+    pos = nl + 1;
+    if (line.substr(0, 3) == "```" || line.substr(0, 3) == "~~~") {
+      fenced = !fenced;
+      continue;
+    }
+    if (fenced) continue;  // code is noise in a one-paragraph snippet
+    if (!line.empty() && line.find_first_not_of("|-: ") == std::string_view::npos) continue;  // table rule
+    while (!line.empty() && (line.front() == '#' || line.front() == '>')) line = core::trim(line.substr(1));
+    if (line.size() > 1 && (line[0] == '-' || line[0] == '*' || line[0] == '+') && line[1] == ' ')
+      line = core::trim(line.substr(2));
+    if (line.substr(0, 3) == "[ ]" || line.substr(0, 3) == "[x]" || line.substr(0, 3) == "[X]")
+      line = core::trim(line.substr(3));
+    std::string text = strip_inline(line);
+    if (!line.empty() && line.front() == '|') std::replace(text.begin(), text.end(), '|', ' ');  // table row
+    kept.append(text);
+    kept.push_back('\n');
+  }
+  return core::html_to_text(kept);
+}
+
+std::optional<core::UnixSeconds> created(const json& obj) { return core::parse_iso8601(str(obj, "created_at")); }
+
+std::optional<model::Item> parse_repo(const json& r) {
+  if (!r.is_object()) return std::nullopt;
+  const std::string id = str(r, "id");
+  const std::string full_name = str(r, "full_name");
+  if (id.empty() || full_name.empty()) return std::nullopt;
+  model::Item item;
+  item.id = "github:repo:" + id;
+  item.source = "github";
+  const std::string description = core::collapse_whitespace(str(r, "description"));
+  item.title = description.empty() ? full_name : full_name + ": " + description;
+  item.url = str(r, "html_url");
+  if (item.url.empty()) item.url = "https://github.com/" + full_name;
+  item.author = login(r, "owner");
+  item.container = full_name;
+  item.published_at = created(r);
+  engage(item, "stars", num(r, "stargazers_count"));
+  engage(item, "forks", num(r, "forks_count"));
+
+  std::string snippet = description;
+  if (auto lang = opt_str(r, "language"); lang && !lang->empty())
+    snippet += (snippet.empty() ? "" : " \xC2\xB7 ") + *lang;
+  if (auto topics = r.find("topics"); topics != r.end() && topics->is_array()) {
+    std::string list;
+    for (const auto& t : *topics)
+      if (t.is_string()) list += (list.empty() ? "" : ", ") + t.get<std::string>();
+    if (!list.empty()) snippet += (snippet.empty() ? "topics: " : " \xC2\xB7 topics: ") + list;
+  }
+  item.snippet = core::truncate_utf8(snippet, kSnippetBytes);
+  return item;
+}
+
+// "https://api.github.com/repos/owner/name" -> "owner/name".
+std::optional<std::string> repo_of(const std::string& repository_url) {
+  const auto at = repository_url.find("/repos/");
+  if (at == std::string::npos) return std::nullopt;
+  const std::string rest = repository_url.substr(at + 7);
+  const auto slash = rest.find('/');
+  if (slash == 0 || slash == std::string::npos || slash + 1 == rest.size() || rest.find('/', slash + 1) != std::string::npos)
+    return std::nullopt;
+  return rest;
+}
+
+std::optional<model::Item> parse_issue(const json& i) {
+  if (!i.is_object()) return std::nullopt;
+  const std::string id = str(i, "id");
+  const std::string title = core::collapse_whitespace(str(i, "title"));
+  const std::string url = str(i, "html_url");
+  if (id.empty() || title.empty() || url.empty()) return std::nullopt;
+  model::Item item;
+  item.id = "github:issue:" + id;
+  item.source = "github";
+  item.title = title;
+  item.url = url;
+  item.author = login(i, "user");
+  item.container = repo_of(str(i, "repository_url"));
+  item.published_at = created(i);
+  engage(item, "comments", num(i, "comments"));
+  if (const json* reactions = object_at(i, "reactions")) engage(item, "reactions", num(*reactions, "total_count"));
+  // Bodies can be huge (logs, templates); the snippet only needs the start.
+  item.snippet = core::truncate_utf8(markdown_to_text(core::truncate_utf8(str(i, "body"), 8 * kSnippetBytes)), kSnippetBytes);
+  return item;
+}
+
+// 422 carries GitHub's own explanation: surface it.
+Failure explain(const Fetched& f) {
+  Failure out = *f.failure;
+  if (f.response.status != 422) return out;
+  auto doc = json::parse(f.response.body, nullptr, false);
+  std::string why = doc.is_discarded() ? "" : str(doc, "message");
+  if (!doc.is_discarded()) {
+    if (auto errs = doc.find("errors"); doc.is_object() && errs != doc.end() && errs->is_array())
+      for (const auto& e : *errs)
+        if (auto m = opt_str(e, "message"); m && !m->empty()) why += (why.empty() ? "" : ": ") + *m;
+  }
+  out.reason = why.empty() ? "HTTP 422: GitHub rejected the search query"
+                           : "HTTP 422: " + core::truncate_utf8(core::collapse_whitespace(why), 200);
+  return out;
+}
+
+enum class Kind { repos, issues };
+
+// Parses one search answer into the builder; returns the failure state, if any.
+std::optional<SourceState> collect(const Fetched& f, Kind kind, int subquery, const model::Window& window,
+                                   ResultBuilder& out) {
+  if (f.failure) {
+    Failure why = explain(f);
+    out.fail(why);
+    return why.state;
+  }
+  Failure bad{};
+  auto doc = parse_json(f.response.body, &bad);
+  if (!doc) {
+    out.fail(bad);
+    return bad.state;
+  }
+  // incomplete_results: true (search timed out upstream) still carries usable items.
+  if (!doc->is_object() || !doc->contains("items") || !(*doc)["items"].is_array()) {
+    out.fail({SourceState::schema_drift, "answer has no 'items' array"});
+    return SourceState::schema_drift;
+  }
+  out.succeed();
+  int rank = 0;
+  for (const auto& entry : (*doc)["items"]) {
+    auto item = kind == Kind::repos ? parse_repo(entry) : parse_issue(entry);
+    if (!item) continue;
+    // created:> bounds only the start; a past --as-of needs the end bound too.
+    if (item->published_at && !window.contains(*item->published_at)) continue;
+    out.add(std::move(*item), subquery, rank++);
+  }
+  return std::nullopt;
+}
+
+bool hopeless(std::optional<SourceState> s) {
+  return s == SourceState::rate_limited || s == SourceState::auth_failed;
+}
+
+class GitHub final : public Source {
  public:
   std::string_view id() const override { return "github"; }
-  std::string_view name() const override { return "github"; }
-  SourceResult search(const Query&, Env&) const override { return {model::SourceState::error, "not implemented", {}, 0}; }
+  std::string_view name() const override { return "GitHub"; }
+
+  SourceResult search(const Query& q, Env& env) const override {
+    ResultBuilder out;
+    const bool keyed = token(env).has_value();
+    // The day before the window start, so "created:>" includes the first day.
+    const std::string since = core::format_date(q.window.from - kDay);
+    const int per_page = std::clamp(q.limit, 1, 100);
+    auto run = [&](Kind kind, std::string_view qualifiers, int subquery) {
+      const std::string terms = fmt::format("{} {}created:>{}", q.sub_queries[static_cast<std::size_t>(subquery)].text,
+                                            qualifiers, since);
+      const std::string url =
+          kind == Kind::repos
+              ? fmt::format("{}/search/repositories?q={}&sort=stars&order=desc&per_page={}", kApi,
+                            core::url_encode(terms), per_page)
+              : fmt::format("{}/search/issues?q={}&sort=reactions&order=desc&per_page={}", kApi,
+                            core::url_encode(terms), per_page);
+      ++out.requests();
+      return collect(fetch(env, url, Expect::json, headers(env)), kind, subquery, q.window, out);
+    };
+    for (std::size_t i = 0; i < q.sub_queries.size(); ++i) {
+      const int sq = static_cast<int>(i);
+      if (hopeless(run(Kind::repos, "", sq))) break;
+      // Keyless search allows 10 requests a minute: issues only for the main sub-query.
+      if (!keyed && i > 0) continue;
+      if (hopeless(run(Kind::issues, "is:issue ", sq))) break;
+      if (keyed && hopeless(run(Kind::issues, "is:pr ", sq))) break;
+    }
+    return out.finish();
+  }
+
+  bool has_listing() const override { return true; }
+
+  // Fastest-rising new repositories: most-starred among those created in the last week.
+  SourceResult listing(const ListingQuery& q, Env& env) const override {
+    ResultBuilder out;
+    const std::string since = core::format_date(q.window.to - 7 * kDay);
+    std::string terms = "created:>" + since;
+    if (!q.domain_terms.empty() && !core::trim(q.domain_terms.front()).empty())
+      terms = std::string(core::trim(q.domain_terms.front())) + " " + terms;
+    const std::string url = fmt::format("{}/search/repositories?q={}&sort=stars&order=desc&per_page={}", kApi,
+                                        core::url_encode(terms), std::clamp(q.limit, 1, 100));
+    ++out.requests();
+    collect(fetch(env, url, Expect::json, headers(env)), Kind::repos, 0, q.window, out);
+    return out.finish();
+  }
 };
+
 }  // namespace
-std::unique_ptr<Source> make_github() { return std::make_unique<Stub>(); }
+
+std::unique_ptr<Source> make_github() { return std::make_unique<GitHub>(); }
+
 }  // namespace sources

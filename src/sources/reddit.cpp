@@ -1,12 +1,472 @@
+// Reddit. Keyless: the Atom search feed (no scores), with scores looked up in one batch
+// from the arctic-shift archive. With REDDIT_CLIENT_ID/SECRET: an app-only OAuth token
+// and the JSON API on oauth.reddit.com.
+#include <fmt/format.h>
+
+#include <pugixml.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+#include <utility>
+
+#include "core/text.hpp"
+#include "core/url.hpp"
 #include "sources/common.hpp"
+
 namespace sources {
 namespace {
-class Stub final : public Source {
+
+using model::SourceState;
+using nlohmann::json;
+
+constexpr std::string_view kWww = "https://www.reddit.com";
+constexpr std::string_view kOauth = "https://oauth.reddit.com";
+constexpr std::string_view kTokenUrl = "https://www.reddit.com/api/v1/access_token";
+constexpr std::string_view kArctic = "https://arctic-shift.photon-reddit.com/api/posts/ids";
+constexpr std::size_t kArcticBatch = 500;  // the archive's documented per-request cap
+constexpr std::size_t kSnippetBytes = 400;
+
+// Reddit's own relative window; the window is then enforced locally on dates.
+std::string_view time_filter(const model::Window& w) {
+  int days = w.days;
+  if (days <= 0 && w.to > w.from) days = static_cast<int>((w.to - w.from) / 86400);
+  if (days <= 1) return "day";
+  if (days <= 7) return "week";
+  if (days <= 31) return "month";
+  if (days <= 365) return "year";
+  return "all";
+}
+
+int clamp_limit(int n) { return std::clamp(n, 1, 100); }  // reddit caps listings at 100
+
+// Base36 post ids only: anything else never reaches a URL we build.
+bool valid_id(std::string_view id) {
+  return !id.empty() && id.size() <= 16 &&
+         std::all_of(id.begin(), id.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z'); });
+}
+
+std::string strip_t3(std::string_view id) {
+  if (id.substr(0, 3) == "t3_") id.remove_prefix(3);
+  return std::string(id);
+}
+
+// Reddit-hosted targets (images, galleries, videos, the thread itself) are not an outside link.
+bool reddit_hosted(std::string_view url) {
+  auto u = core::Url::parse(url);
+  if (!u || u->host.empty()) return true;
+  for (std::string_view h : {"reddit.com", "redd.it", "redditmedia.com"}) {
+    if (u->host == h) return true;
+    if (u->host.size() > h.size() && u->host.ends_with(h) && u->host[u->host.size() - h.size() - 1] == '.') return true;
+  }
+  return false;
+}
+
+// Sets url/discussion_url from the thread and the post's own link.
+void set_urls(model::Item& item, const std::string& permalink, const std::string& link) {
+  if (!link.empty() && !reddit_hosted(link) && link != permalink) {
+    item.url = link;
+    item.discussion_url = permalink;
+  } else {
+    item.url = permalink;
+  }
+}
+
+std::optional<std::string> author_name(std::string_view name) {
+  name = core::trim(name);
+  if (name.substr(0, 3) == "/u/") name.remove_prefix(3);
+  else if (name.substr(0, 2) == "u/") name.remove_prefix(2);
+  if (name.empty() || name == "[deleted]") return std::nullopt;
+  return std::string(name);
+}
+
+// A platform timestamp, or nothing when it is absurd (a cast of 1e300 would be undefined).
+std::optional<core::UnixSeconds> unix_time(std::optional<double> v) {
+  if (!v || !std::isfinite(*v) || *v <= 0 || *v > 32503680000.0) return std::nullopt;  // before year 3000
+  return static_cast<core::UnixSeconds>(*v);
+}
+
+void engage_reddit(model::Item& item, const json& obj) {
+  engage(item, "score", num(obj, "score"));
+  engage(item, "num_comments", num(obj, "num_comments"));
+  auto ratio = num(obj, "upvote_ratio");
+  if (ratio && *ratio <= 1.0) engage(item, "upvote_ratio", ratio);
+}
+
+std::string snippet_of(std::string_view text) { return core::truncate_utf8(text, kSnippetBytes); }
+
+// ---- Atom (keyless) ----
+
+// The escapes reddit writes in attribute values. Not gumbo: HTML text rules would turn a
+// stray "&copy=" in a query string into a copyright sign.
+std::string decode_attribute(std::string_view v) {
+  static constexpr std::pair<std::string_view, char> kEscapes[] = {
+      {"&amp;", '&'}, {"&quot;", '"'}, {"&#39;", '\''}, {"&#x27;", '\''}, {"&lt;", '<'}, {"&gt;", '>'}};
+  std::string out;
+  for (std::size_t i = 0; i < v.size();) {
+    bool replaced = false;
+    if (v[i] == '&') {
+      for (const auto& [from, to] : kEscapes) {
+        if (v.substr(i, from.size()) == from) {
+          out.push_back(to);
+          i += from.size();
+          replaced = true;
+          break;
+        }
+      }
+    }
+    if (!replaced) out.push_back(v[i++]);
+  }
+  return out;
+}
+
+// The post's own outside link: the href of the "[link]" anchor in the entry HTML.
+std::string link_target(std::string_view html) {
+  const auto marker = html.find(">[link]</a>");
+  if (marker == std::string_view::npos) return {};
+  const auto open = html.rfind("<a ", marker);
+  if (open == std::string_view::npos) return {};
+  const auto href = html.find("href=\"", open);
+  if (href == std::string_view::npos || href > marker) return {};
+  const auto start = href + 6;
+  const auto end = html.find('"', start);
+  if (end == std::string_view::npos || end > marker) return {};
+  return decode_attribute(html.substr(start, end - start));
+}
+
+// The self-text between reddit's SC_OFF/SC_ON markers; link posts have none, and the rest
+// of the entry is "submitted by /u/x [link] [comments]" boilerplate.
+std::string entry_snippet(std::string_view html) {
+  const auto off = html.find("<!-- SC_OFF -->");
+  const auto on = html.find("<!-- SC_ON -->");
+  if (off != std::string_view::npos && on != std::string_view::npos && on > off)
+    return snippet_of(core::html_to_text(html.substr(off + 15, on - off - 15)));
+  std::string text = core::html_to_text(html);
+  const auto cut = text.find("submitted by");
+  if (cut != std::string::npos) text = std::string(core::trim(std::string_view(text).substr(0, cut)));
+  return snippet_of(text);
+}
+
+std::optional<model::Item> parse_entry(const pugi::xml_node& entry) {
+  const std::string_view full_id = core::trim(entry.child_value("id"));
+  const std::string native = strip_t3(full_id);
+  if (full_id.substr(0, 3) != "t3_" || !valid_id(native)) return std::nullopt;  // comments (t1_) and foreign entries
+  const std::string title = core::collapse_whitespace(entry.child_value("title"));
+  if (title.empty()) return std::nullopt;
+  model::Item item;
+  item.id = "reddit:" + native;
+  item.source = "reddit";
+  item.title = title;
+  std::string permalink;
+  for (const auto& link : entry.children("link")) {
+    const std::string_view rel = link.attribute("rel").as_string();
+    if (rel.empty() || rel == "alternate") {
+      permalink = link.attribute("href").as_string();
+      break;
+    }
+  }
+  if (permalink.empty() || !reddit_hosted(permalink)) permalink = fmt::format("{}/comments/{}/", kWww, native);
+  const std::string_view html = entry.child_value("content");
+  set_urls(item, permalink, link_target(html));
+  item.author = author_name(entry.child("author").child_value("name"));
+  const std::string_view sub = core::trim(entry.child("category").attribute("term").as_string());
+  if (!sub.empty()) item.container = "r/" + std::string(sub);
+  auto when = core::parse_iso8601(core::trim(entry.child_value("published")));
+  if (!when) when = core::parse_iso8601(core::trim(entry.child_value("updated")));
+  item.published_at = when;
+  item.snippet = entry_snippet(html);
+  return item;
+}
+
+// Parses a reddit Atom listing into items; nullopt on success.
+std::optional<Failure> parse_atom(const std::string& body, std::vector<model::Item>& items) {
+  pugi::xml_document doc;
+  const auto parsed = doc.load_buffer(body.data(), body.size());
+  if (!parsed) return Failure{SourceState::schema_drift, fmt::format("malformed or truncated XML: {}", parsed.description())};
+  const auto feed = doc.child("feed");
+  if (!feed) return Failure{SourceState::schema_drift, "answer is not an Atom feed"};
+  for (const auto& entry : feed.children("entry"))
+    if (auto item = parse_entry(entry)) items.push_back(std::move(*item));
+  return std::nullopt;
+}
+
+// ---- JSON Listing (OAuth) ----
+
+std::optional<model::Item> parse_child(const json& child) {
+  if (!child.is_object() || str(child, "kind") != "t3") return std::nullopt;
+  auto it = child.find("data");
+  if (it == child.end() || !it->is_object()) return std::nullopt;
+  const json& d = *it;
+  std::string native = str(d, "id");
+  if (native.empty()) native = strip_t3(str(d, "name"));
+  const std::string title = core::collapse_whitespace(str(d, "title"));
+  if (!valid_id(native) || title.empty()) return std::nullopt;
+  model::Item item;
+  item.id = "reddit:" + native;
+  item.source = "reddit";
+  item.title = title;
+  std::string permalink = str(d, "permalink");
+  if (!permalink.empty() && permalink.front() == '/') permalink = std::string(kWww) + permalink;
+  if (permalink.empty() || !reddit_hosted(permalink)) permalink = fmt::format("{}/comments/{}/", kWww, native);
+  const auto self = d.find("is_self");
+  const bool is_self = self != d.end() && self->is_boolean() && self->get<bool>();
+  set_urls(item, permalink, is_self ? std::string() : str(d, "url"));
+  item.author = author_name(str(d, "author"));
+  const std::string sub = str(d, "subreddit");
+  if (!sub.empty()) item.container = "r/" + sub;
+  item.published_at = unix_time(num(d, "created_utc"));
+  engage_reddit(item, d);
+  const std::string html = str(d, "selftext_html");
+  item.snippet = snippet_of(html.empty() ? core::collapse_whitespace(str(d, "selftext")) : core::html_to_text(html));
+  return item;
+}
+
+std::optional<Failure> parse_listing(const std::string& body, std::vector<model::Item>& items) {
+  Failure bad{};
+  auto doc = parse_json(body, &bad);
+  if (!doc) return bad;
+  const json* children = nullptr;
+  if (doc->is_object()) {
+    auto data = doc->find("data");
+    if (data != doc->end() && data->is_object()) {
+      auto c = data->find("children");
+      if (c != data->end() && c->is_array()) children = &*c;
+    }
+  }
+  if (!children) {
+    // Error objects look like {"message":"Too Many Requests","error":429}.
+    if (doc->is_object() && doc->contains("error")) {
+      const auto code = num(*doc, "error").value_or(0);
+      const SourceState state = code == 429                 ? SourceState::rate_limited
+                                : code == 401 || code == 403 ? SourceState::auth_failed
+                                                             : SourceState::error;
+      return Failure{state, fmt::format("reddit error {}: {}", str(*doc, "error"),
+                                        core::truncate_utf8(str(*doc, "message"), 80))};
+    }
+    return Failure{SourceState::schema_drift, "answer has no data.children array"};
+  }
+  for (const auto& child : *children)
+    if (auto item = parse_child(child)) items.push_back(std::move(*item));
+  return std::nullopt;
+}
+
+// ---- requests ----
+
+std::string base64(std::string_view in) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((in.size() + 2) / 3 * 4);
+  std::size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    const unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8) |
+                       static_cast<unsigned char>(in[i + 2]);
+    for (int shift : {18, 12, 6, 0}) out.push_back(kAlphabet[(v >> shift) & 63]);
+  }
+  if (i < in.size()) {
+    unsigned v = static_cast<unsigned char>(in[i]) << 16;
+    if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
+    out.push_back(kAlphabet[(v >> 18) & 63]);
+    out.push_back(kAlphabet[(v >> 12) & 63]);
+    out.push_back(i + 1 < in.size() ? kAlphabet[(v >> 6) & 63] : '=');
+    out.push_back('=');
+  }
+  return out;
+}
+
+struct Credentials {
+  std::string id, secret;
+};
+
+std::optional<Credentials> credentials(const core::Config& config) {
+  auto id = config.get("REDDIT_CLIENT_ID");
+  auto secret = config.get("REDDIT_CLIENT_SECRET");
+  if (!id || !secret || core::trim(*id).empty() || core::trim(*secret).empty()) return std::nullopt;
+  return Credentials{std::string(core::trim(*id)), std::string(core::trim(*secret))};
+}
+
+struct Token {
+  std::string value;
+  std::optional<Failure> failure;
+};
+
+// App-only OAuth (client_credentials). Reasons never echo the credentials or the token.
+Token fetch_token(Env& env, const Credentials& c) {
+  http::Request req = make_request(env, std::string(kTokenUrl),
+                                   {{"Authorization", "Basic " + base64(c.id + ":" + c.secret)},
+                                    {"Content-Type", "application/x-www-form-urlencoded"},
+                                    {"Accept", "application/json"}});
+  req.method = "POST";
+  req.body = "grant_type=client_credentials";
+  const http::Response r = env.http.get(req);
+  auto prefixed = [](Failure f) {
+    f.reason = "token request: " + f.reason;
+    return Token{{}, std::move(f)};
+  };
+  if (auto f = classify(r, Expect::json)) return prefixed(*f);
+  Failure bad{};
+  auto doc = parse_json(r.body, &bad);
+  if (!doc) return prefixed(bad);
+  if (!doc->is_object()) return prefixed({SourceState::schema_drift, "answer is not an object"});
+  if (doc->contains("error")) {
+    // e.g. {"error":"invalid_grant"} or {"error":401,"message":"Unauthorized"}: short codes only.
+    std::string code = str(*doc, "error");
+    if (!std::all_of(code.begin(), code.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; }))
+      code = "rejected";
+    return prefixed({SourceState::auth_failed, "refused: " + core::truncate_utf8(code, 40)});
+  }
+  std::string token = str(*doc, "access_token");
+  if (token.empty()) return prefixed({SourceState::schema_drift, "answer has no access_token"});
+  return Token{std::move(token), std::nullopt};
+}
+
+// One listing request (Atom or JSON) into the builder. Items outside `window` are dropped.
+void collect(Env& env, const std::string& url, bool oauth, const std::string& token, int subquery,
+             const model::Window* window, ResultBuilder& out) {
+  ++out.requests();
+  std::vector<http::Header> headers;
+  if (oauth) headers.push_back({"Authorization", "bearer " + token});
+  const Fetched f = fetch(env, url, oauth ? Expect::json : Expect::xml, std::move(headers));
+  if (f.failure) return out.fail(*f.failure);
+  std::vector<model::Item> items;
+  if (auto bad = oauth ? parse_listing(f.response.body, items) : parse_atom(f.response.body, items)) return out.fail(*bad);
+  out.succeed();
+  int rank = 0;
+  for (auto& item : items) {
+    if (window && item.published_at && !window->contains(*item.published_at)) continue;
+    out.add(std::move(item), subquery, rank++);
+  }
+}
+
+// Merges archive scores into keyless items. Returns why scores are missing, if they are.
+std::optional<std::string> add_scores(Env& env, SourceResult& result) {
+  std::unordered_map<std::string, model::Item*> by_id;
+  std::vector<std::string> ids;
+  for (auto& item : result.items) {
+    std::string native = item.id.substr(7);  // after "reddit:"
+    if (by_id.emplace(native, &item).second) ids.push_back(std::move(native));
+  }
+  std::optional<std::string> why;
+  for (std::size_t start = 0; start < ids.size(); start += kArcticBatch) {
+    std::string joined;
+    for (std::size_t i = start; i < std::min(ids.size(), start + kArcticBatch); ++i) joined += (joined.empty() ? "" : ",") + ids[i];
+    ++result.requests;
+    const Fetched f = fetch(env, fmt::format("{}?ids={}&fields=id,score,num_comments,upvote_ratio,created_utc", kArctic, joined),
+                            Expect::json);
+    if (f.failure) {
+      why = f.failure->reason;
+      continue;
+    }
+    Failure bad{};
+    auto doc = parse_json(f.response.body, &bad);
+    if (!doc) {
+      why = bad.reason;
+      continue;
+    }
+    const json* data = nullptr;
+    if (doc->is_object()) {
+      auto it = doc->find("data");
+      if (it != doc->end() && it->is_array()) data = &*it;
+    }
+    if (!data) {
+      // The archive answers {"error":"Timeout. Maybe slow down a bit"} when busy.
+      const std::string err = doc->is_object() ? str(*doc, "error") : std::string();
+      why = err.empty() ? std::string("archive answer has no 'data' array") : "archive said: " + core::truncate_utf8(err, 80);
+      continue;
+    }
+    for (const auto& post : *data) {
+      auto hit = by_id.find(strip_t3(str(post, "id")));
+      if (hit == by_id.end()) continue;
+      model::Item& item = *hit->second;
+      item.engagement.clear();
+      engage_reddit(item, post);
+      if (!item.published_at) item.published_at = unix_time(num(post, "created_utc"));
+    }
+  }
+  return why;
+}
+
+// Keyless results are still useful without scores: say so instead of failing.
+void finish_keyless(Env& env, SourceResult& result) {
+  if (result.items.empty()) return;
+  auto why = add_scores(env, result);
+  if (!why) return;
+  const std::string note = "scores unavailable: " + *why;
+  if (result.state == SourceState::ok) {
+    result.state = SourceState::partial;
+    result.reason = note;
+  } else {
+    result.reason = result.reason.empty() ? note : result.reason + "; " + note;
+  }
+}
+
+class Reddit final : public Source {
  public:
   std::string_view id() const override { return "reddit"; }
-  std::string_view name() const override { return "reddit"; }
-  SourceResult search(const Query&, Env&) const override { return {model::SourceState::error, "not implemented", {}, 0}; }
+  std::string_view name() const override { return "Reddit"; }
+
+  SourceResult search(const Query& q, Env& env) const override {
+    const auto creds = credentials(env.config);
+    const std::string t(time_filter(q.window));
+    const int n = clamp_limit(q.limit);
+    std::vector<std::string> urls;
+    for (const auto& sub : q.sub_queries) {
+      const std::string text = core::url_encode(sub.text);
+      urls.push_back(creds ? fmt::format("{}/search?q={}&t={}&sort=relevance&limit={}&raw_json=1&type=link", kOauth, text, t, n)
+                           : fmt::format("{}/search.rss?q={}&sort=relevance&t={}&limit={}", kWww, text, t, n));
+    }
+    return run(env, creds, urls, &q.window);
+  }
+
+  bool has_listing() const override { return true; }
+
+  SourceResult listing(const ListingQuery& q, Env& env) const override {
+    const auto creds = credentials(env.config);
+    const int n = clamp_limit(q.limit);
+    std::vector<std::string> urls;
+    if (q.domain.empty()) {
+      if (creds) {
+        urls.push_back(fmt::format("{}/r/all/top?t=day&limit={}&raw_json=1", kOauth, n));
+        urls.push_back(fmt::format("{}/r/all/rising?limit={}&raw_json=1", kOauth, n));
+      } else {
+        urls.push_back(fmt::format("{}/r/all/top.rss?t=day&limit={}", kWww, n));
+        urls.push_back(fmt::format("{}/r/all/rising.rss?limit={}", kWww, n));
+      }
+    } else {
+      std::string terms;
+      for (const auto& term : q.domain_terms)
+        if (!core::trim(term).empty()) terms += (terms.empty() ? "" : " OR ") + std::string(core::trim(term));
+      if (terms.empty()) terms = q.domain;
+      const std::string text = core::url_encode(terms);
+      urls.push_back(creds ? fmt::format("{}/search?q={}&sort=top&t=week&limit={}&raw_json=1&type=link", kOauth, text, n)
+                           : fmt::format("{}/search.rss?q={}&sort=top&t=week&limit={}", kWww, text, n));
+    }
+    return run(env, creds, urls, nullptr);
+  }
+
+ private:
+  // Runs the listing URLs (one stream each), keyless or through one OAuth token.
+  static SourceResult run(Env& env, const std::optional<Credentials>& creds, const std::vector<std::string>& urls,
+                          const model::Window* window) {
+    ResultBuilder out;
+    std::string token;
+    if (creds) {
+      ++out.requests();
+      Token tok = fetch_token(env, *creds);
+      if (tok.failure) {
+        out.fail(*tok.failure);
+        return out.finish();
+      }
+      token = std::move(tok.value);
+    }
+    for (std::size_t i = 0; i < urls.size(); ++i) collect(env, urls[i], creds.has_value(), token, static_cast<int>(i), window, out);
+    SourceResult result = out.finish();
+    if (!creds) finish_keyless(env, result);
+    return result;
+  }
 };
+
 }  // namespace
-std::unique_ptr<Source> make_reddit() { return std::make_unique<Stub>(); }
+
+std::unique_ptr<Source> make_reddit() { return std::make_unique<Reddit>(); }
+
 }  // namespace sources

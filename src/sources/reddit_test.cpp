@@ -1,0 +1,553 @@
+#include <gtest/gtest.h>
+
+#include "core/time.hpp"
+#include "fake_upstream.hpp"
+#include "fixture_fetcher.hpp"
+#include "sources/source.hpp"
+
+using namespace testing_support;
+using model::SourceState;
+
+namespace {
+
+const sources::Source& reddit() { return *sources::find("reddit"); }
+
+constexpr const char* kAtom = "application/atom+xml";
+constexpr const char* kSearchUrl = "https://www.reddit.com/search.rss?q=rust%201.92&sort=relevance&t=month&limit=25";
+constexpr const char* kArcticPrefix = "https://arctic-shift.photon-reddit.com/api/posts/ids?ids=";
+
+// Keeps whole requests (method, headers, body), which FixtureFetcher does not.
+class Recorder : public sources::Fetcher {
+ public:
+  explicit Recorder(FixtureFetcher& inner) : inner_(inner) {}
+  http::Response get(const http::Request& r) override {
+    requests.push_back(r);
+    return inner_.get(r);
+  }
+  std::optional<std::string> header(std::size_t i, std::string_view name) const {
+    for (const auto& h : requests.at(i).headers)
+      if (h.name == name) return h.value;
+    return std::nullopt;
+  }
+  std::vector<http::Request> requests;
+
+ private:
+  FixtureFetcher& inner_;
+};
+
+core::Config oauth_config() {
+  return core::Config({{"REDDIT_CLIENT_ID", "p-jcoLKBynTLew"}, {"REDDIT_CLIENT_SECRET", "gko_LXELoV07ZBNUXrvWZfzE3aI"}}, {});
+}
+
+const model::Item* find_item(const sources::SourceResult& r, const std::string& id) {
+  for (const auto& item : r.items)
+    if (item.id == id) return &item;
+  return nullptr;
+}
+
+bool has_field(const model::Item& item, std::string_view field) {
+  for (const auto& e : item.engagement)
+    if (e.field == field) return true;
+  return false;
+}
+
+FixtureFetcher& keyless_routes(FixtureFetcher& f) {
+  f.on_body("www.reddit.com/search.rss", fixture("reddit/search_rust.rss.xml"), kAtom);
+  f.on_body("arctic-shift.photon-reddit.com", fixture("reddit/arctic_ids.json"));
+  return f;
+}
+
+}  // namespace
+
+TEST(Reddit, KeylessSearchParsesAtomEntriesAndMergesArchiveScores) {
+  FixtureFetcher f;
+  keyless_routes(f);
+  TestEnv t(f);
+  auto r = reddit().search(make_query("rust 1.92", "2026-11-01", "2026-11-29"), t.env);
+  ASSERT_EQ(r.state, SourceState::ok) << r.reason;
+  // The comment entry (t1_) and the October post (outside the window) are dropped.
+  ASSERT_EQ(r.items.size(), 4u);
+  EXPECT_EQ(r.requests, 2);
+
+  const auto& a = r.items[0];  // link post: the article is the item, the thread is the discussion
+  EXPECT_EQ(a.id, "reddit:1p4xk2a");
+  EXPECT_EQ(a.source, "reddit");
+  EXPECT_EQ(a.title, "Announcing Rust 1.92.0");
+  EXPECT_EQ(a.url, "https://blog.rust-lang.org/2026/11/20/Rust-1.92.0/?utm_source=reddit&utm_medium=social");
+  EXPECT_EQ(a.discussion_url, "https://www.reddit.com/r/rust/comments/1p4xk2a/announcing_rust_1920/");
+  EXPECT_EQ(a.author, "ferris_the_crab");
+  EXPECT_EQ(a.container, "r/rust");
+  EXPECT_EQ(a.published_at, *core::parse_iso8601("2026-11-20T10:00:00Z"));
+  EXPECT_EQ(a.snippet, "");  // only "submitted by ... [link] [comments]" boilerplate
+  EXPECT_EQ(a.engagement_value("score"), 1843);
+  EXPECT_EQ(a.engagement_value("num_comments"), 412);
+  EXPECT_DOUBLE_EQ(a.engagement_value("upvote_ratio"), 0.97);
+  ASSERT_EQ(a.hits.size(), 1u);
+  EXPECT_EQ(a.hits[0].subquery, 0);
+  EXPECT_EQ(a.hits[0].rank, 0);
+
+  const auto& b = r.items[1];  // self post: the thread is the item
+  EXPECT_EQ(b.id, "reddit:1p6ab3c");
+  EXPECT_EQ(b.title, "Rust 1.92 broke my async trait & I don't know why");
+  EXPECT_EQ(b.url, "https://www.reddit.com/r/learnrust/comments/1p6ab3c/rust_192_broke_my_async_trait/");
+  EXPECT_FALSE(b.discussion_url.has_value());
+  EXPECT_EQ(b.author, "borrowck_blues");
+  EXPECT_EQ(b.container, "r/learnrust");
+  EXPECT_EQ(b.snippet,
+            "After upgrading to 1.92 my async fn in a trait stopped compiling. It's the new lifetime capture rules, "
+            "right? Any pointers & workarounds welcome.");
+  EXPECT_EQ(b.engagement_value("score"), 57);  // arrived as a string
+  EXPECT_EQ(b.engagement_value("num_comments"), 23);
+
+  const auto& c = r.items[2];  // image post, no <published>, not in the archive yet
+  EXPECT_EQ(c.id, "reddit:1p7qq9z");
+  EXPECT_EQ(c.url, "https://www.reddit.com/r/rustjerk/comments/1p7qq9z/me_after_1_92/");  // i.redd.it is not an outside link
+  EXPECT_FALSE(c.discussion_url.has_value());
+  EXPECT_EQ(c.published_at, *core::parse_iso8601("2026-11-26T17:03:11Z"));  // from <updated>
+  EXPECT_TRUE(c.engagement.empty());  // absent, not zero
+
+  const auto& d = r.items[3];  // deleted author, video post, null ratio
+  EXPECT_EQ(d.id, "reddit:1p8zz10");
+  EXPECT_FALSE(d.author.has_value());
+  EXPECT_EQ(d.container, "r/programming");
+  EXPECT_EQ(d.url, "https://www.reddit.com/r/programming/comments/1p8zz10/rust_192_in_100_seconds/");
+  EXPECT_EQ(d.engagement_value("score"), 12);
+  EXPECT_TRUE(has_field(d, "num_comments"));  // a reported 0 stays
+  EXPECT_FALSE(has_field(d, "upvote_ratio"));
+}
+
+TEST(Reddit, KeylessSearchBuildsTheRealRequests) {
+  FixtureFetcher f;
+  keyless_routes(f);
+  TestEnv t(f);
+  reddit().search(make_query("rust 1.92", "2026-11-01", "2026-11-29"), t.env);
+  const auto urls = f.urls();
+  ASSERT_EQ(urls.size(), 2u);
+  EXPECT_EQ(urls[0], kSearchUrl);
+  // One batch, base36 ids without the t3_ prefix, in result order; only the fields we use.
+  EXPECT_EQ(urls[1], std::string(kArcticPrefix) +
+                         "1p4xk2a,1p6ab3c,1p7qq9z,1p8zz10&fields=id,score,num_comments,upvote_ratio,created_utc");
+}
+
+TEST(Reddit, WindowLengthPicksTheTimeFilter) {
+  const std::vector<std::pair<int, std::string>> cases = {
+      {1, "t=day"}, {7, "t=week"}, {30, "t=month"}, {31, "t=month"}, {90, "t=year"}, {365, "t=year"}, {400, "t=all"}};
+  for (const auto& [days, want] : cases) {
+    FixtureFetcher f;
+    keyless_routes(f);
+    TestEnv t(f);
+    auto q = make_query("rust", "2026-11-01", "2026-11-29");
+    q.window = model::Window::ending(*core::parse_date("2026-11-29"), days);
+    reddit().search(q, t.env);
+    ASSERT_FALSE(f.urls().empty());
+    EXPECT_NE(f.urls()[0].find("&" + want + "&"), std::string::npos) << days << " days: " << f.urls()[0];
+  }
+}
+
+TEST(Reddit, EachSubQueryIsOneRequestAndScoresAreOneBatch) {
+  FixtureFetcher f;
+  keyless_routes(f);
+  TestEnv t(f);
+  auto q = make_query("rust 1.92", "2026-11-01", "2026-11-29");
+  q.sub_queries.push_back({"rust release", 0.5});
+  q.limit = 500;  // reddit caps listings at 100
+  auto r = reddit().search(q, t.env);
+  ASSERT_EQ(r.state, SourceState::ok) << r.reason;
+  const auto urls = f.urls();
+  ASSERT_EQ(urls.size(), 3u);
+  EXPECT_EQ(urls[0], "https://www.reddit.com/search.rss?q=rust%201.92&sort=relevance&t=month&limit=100");
+  EXPECT_EQ(urls[1], "https://www.reddit.com/search.rss?q=rust%20release&sort=relevance&t=month&limit=100");
+  EXPECT_EQ(urls[2].rfind(kArcticPrefix, 0), 0u);
+  ASSERT_EQ(r.items.size(), 4u);  // the same posts from both sub-queries are folded
+  ASSERT_EQ(r.items[0].hits.size(), 2u);
+  EXPECT_EQ(r.items[0].hits[1].subquery, 1);
+  EXPECT_EQ(r.requests, 3);
+}
+
+TEST(Reddit, ArchiveFailureKeepsItemsWithoutScoresAsPartial) {
+  struct Case {
+    std::string body, type;
+    long status;
+    std::string reason_part;
+  };
+  const std::vector<Case> cases = {
+      {"{\"error\":\"Timeout. Maybe slow down a bit\"}", "application/json", 200, "Timeout. Maybe slow down"},
+      {"{\"error\":\"rate limited\"}", "application/json", 429, "429"},
+      {"<html><body>Checking your browser... cf-chl</body></html>", "text/html", 200, "anti-bot"},
+      {"<!DOCTYPE html><html><body>502 Bad Gateway</body></html>", "text/html", 200, "HTML"},
+      {"{\"data\":[{\"id\":\"1p4", "application/json", 200, "malformed"},
+      {"{\"data\":null}", "application/json", 200, "no 'data' array"},
+      {"", "application/json", 200, "empty"},
+      {"upstream timeout", "text/plain", 504, "504"},
+  };
+  for (const auto& c : cases) {
+    FixtureFetcher f;
+    f.on_body("www.reddit.com/search.rss", fixture("reddit/search_rust.rss.xml"), kAtom);
+    f.on_body("arctic-shift", c.body, c.type, c.status);
+    TestEnv t(f);
+    auto r = reddit().search(make_query("rust 1.92", "2026-11-01", "2026-11-29"), t.env);
+    EXPECT_EQ(r.state, SourceState::partial) << c.body;
+    EXPECT_EQ(r.reason.rfind("scores unavailable: ", 0), 0u) << r.reason;
+    EXPECT_NE(r.reason.find(c.reason_part), std::string::npos) << r.reason;
+    ASSERT_EQ(r.items.size(), 4u) << c.body;
+    for (const auto& item : r.items) EXPECT_TRUE(item.engagement.empty()) << item.id;
+  }
+  FixtureFetcher f;
+  f.on_body("www.reddit.com/search.rss", fixture("reddit/search_rust.rss.xml"), kAtom);
+  f.on_error("arctic-shift", http::NetError::timeout);
+  TestEnv t(f);
+  auto r = reddit().search(make_query("rust 1.92", "2026-11-01", "2026-11-29"), t.env);
+  EXPECT_EQ(r.state, SourceState::partial);
+  EXPECT_EQ(r.reason, "scores unavailable: no answer before the deadline");
+}
+
+TEST(Reddit, OddArchiveValuesStayAbsent) {
+  FixtureFetcher f;
+  f.on_body("www.reddit.com/search.rss", fixture("reddit/search_rust.rss.xml"), kAtom);
+  f.on_body("arctic-shift", R"({"data":[
+    {"id":"t3_1p4xk2a","score":"NaN","num_comments":-3,"upvote_ratio":"0.5x"},
+    {"id":"1p6ab3c","score":1e308,"num_comments":{"n":1},"upvote_ratio":2.5},
+    {"id":null},7,"x",{"id":"1p7qq9z","score":true,"created_utc":-1}]})");
+  TestEnv t(f);
+  auto r = reddit().search(make_query("rust 1.92", "2026-11-01", "2026-11-29"), t.env);
+  ASSERT_EQ(r.state, SourceState::ok) << r.reason;
+  const auto* a = find_item(r, "reddit:1p4xk2a");  // a t3_-prefixed id still matches
+  ASSERT_NE(a, nullptr);
+  EXPECT_TRUE(a->engagement.empty());
+  const auto* b = find_item(r, "reddit:1p6ab3c");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->engagement.size(), 1u);  // the huge score is a number; the object and the ratio > 1 are not
+  EXPECT_EQ(b->engagement_value("score"), 1e308);
+}
+
+TEST(Reddit, RealRecordedAtomFeedsParse) {
+  {
+    FixtureFetcher f;
+    f.on_body("search.rss", fixture("real/reddit/r_Rakuten_top_rss_month.xml"), kAtom);
+    f.on_body("arctic-shift", R"({"data":[]})");
+    TestEnv t(f);
+    auto r = reddit().search(make_query("rakuten", "2026-05-01", "2026-05-29"), t.env);
+    ASSERT_EQ(r.state, SourceState::ok) << r.reason;
+    ASSERT_EQ(r.items.size(), 5u);
+    const auto& a = r.items[0];
+    EXPECT_EQ(a.id, "reddit:1tiv013");
+    EXPECT_EQ(a.title, "LETS GOO! $0.02!!!");
+    EXPECT_EQ(a.url, "https://www.reddit.com/r/Rakuten/comments/1tiv013/lets_goo_002/");
+    EXPECT_FALSE(a.discussion_url.has_value());
+    EXPECT_EQ(a.author, "InternetUser52");
+    EXPECT_EQ(a.container, "r/Rakuten");
+    EXPECT_EQ(a.published_at, *core::parse_iso8601("2026-05-20T18:48:31Z"));
+    EXPECT_EQ(a.snippet, "I'm rich!!");
+    EXPECT_TRUE(a.engagement.empty());
+    EXPECT_EQ(r.items[3].snippet, "");  // image post without text
+  }
+  {
+    FixtureFetcher f;
+    f.on_body("search.rss", fixture("real/reddit/r_gravelcycling_top_rss_year_2026-07-03.xml"), kAtom);
+    f.on_body("arctic-shift", R"({"data":[{"id":"1qm7i79","score":2231,"num_comments":97,"upvote_ratio":0.96}]})");
+    TestEnv t(f);
+    auto q = make_query("gravel", "2026-11-01", "2026-11-29");
+    q.window = model::Window::ending(*core::parse_date("2026-07-03"), 365);
+    auto r = reddit().search(q, t.env);
+    ASSERT_EQ(r.state, SourceState::ok) << r.reason;
+    ASSERT_EQ(r.items.size(), 25u);
+    const auto& a = r.items[0];
+    EXPECT_EQ(a.id, "reddit:1qm7i79");
+    EXPECT_EQ(a.title, "Rigid frame with flat bars. My kinda bike! RIP Alex Pretti");
+    EXPECT_EQ(a.author, "Winyamo");
+    EXPECT_EQ(a.container, "r/gravelcycling");
+    EXPECT_EQ(a.url, "https://www.reddit.com/r/gravelcycling/comments/1qm7i79/rigid_frame_with_flat_bars_my_kinda_bike_rip_alex/");
+    EXPECT_EQ(a.engagement_value("score"), 2231);
+    for (const auto& item : r.items) {
+      EXPECT_TRUE(item.published_at.has_value()) << item.id;
+      EXPECT_FALSE(item.url.empty()) << item.id;
+      EXPECT_EQ(item.snippet.find("submitted by"), std::string::npos) << item.snippet;
+      EXPECT_LE(item.snippet.size(), 403u);
+    }
+  }
+}
+
+TEST(Reddit, OAuthSearchPostsForATokenThenSearchesWithIt) {
+  FixtureFetcher inner;
+  inner.on_body("/api/v1/access_token", fixture("reddit/oauth_token.json"));
+  inner.on_body("oauth.reddit.com/search", fixture("reddit/oauth_search_rust.json"));
+  Recorder rec(inner);
+  TestEnv t(rec, oauth_config());
+  auto r = reddit().search(make_query("rust 1.92", "2026-11-01", "2026-11-29"), t.env);
+  ASSERT_EQ(r.state, SourceState::ok) << r.reason;
+  ASSERT_EQ(rec.requests.size(), 2u);  // no archive lookup: the API has scores
+  EXPECT_EQ(r.requests, 2);
+
+  const auto& tok = rec.requests[0];
+  EXPECT_EQ(tok.url, "https://www.reddit.com/api/v1/access_token");
+  EXPECT_EQ(tok.method, "POST");
+  EXPECT_EQ(tok.body, "grant_type=client_credentials");
+  // base64("p-jcoLKBynTLew:gko_LXELoV07ZBNUXrvWZfzE3aI")
+  EXPECT_EQ(rec.header(0, "Authorization"), "Basic cC1qY29MS0J5blRMZXc6Z2tvX0xYRUxvVjA3WkJOVVhydldaZnpFM2FJ");
+  EXPECT_EQ(rec.header(0, "Content-Type"), "application/x-www-form-urlencoded");
+
+  const auto& search = rec.requests[1];
+  EXPECT_EQ(search.method, "GET");
+  EXPECT_EQ(search.url, "https://oauth.reddit.com/search?q=rust%201.92&t=month&sort=relevance&limit=25&raw_json=1&type=link");
+  EXPECT_EQ(rec.header(1, "Authorization"),
+            "bearer eyJhbGciOiJSUzI1NiIsImtpZCI6IlNIQTI1NjpzS3dsMnlsV0VtMjVmcXhwTU40cWY4MXE2OWFFdWFyMnpLMUdhVGxjdWNZIiwidHlwIjoiSldUIn0.test-token-body");
+
+  // Three in-window posts; the October one, the null/odd children and the bad id are dropped.
+  ASSERT_EQ(r.items.size(), 3u);
+  const auto& a = r.items[0];
+  EXPECT_EQ(a.id, "reddit:1p4xk2a");
+  EXPECT_EQ(a.title, "Announcing Rust 1.92.0");
+  EXPECT_EQ(a.url, "https://blog.rust-lang.org/2026/11/20/Rust-1.92.0/");
+  EXPECT_EQ(a.discussion_url, "https://www.reddit.com/r/rust/comments/1p4xk2a/announcing_rust_1920/");
+  EXPECT_EQ(a.author, "ferris_the_crab");
+  EXPECT_EQ(a.container, "r/rust");
+  EXPECT_EQ(a.published_at, 1795168800);
+  EXPECT_EQ(a.engagement_value("score"), 1843);
+  EXPECT_EQ(a.engagement_value("num_comments"), 412);
+  EXPECT_DOUBLE_EQ(a.engagement_value("upvote_ratio"), 0.97);
+  EXPECT_EQ(a.snippet, "");
+
+  const auto& b = r.items[1];
+  EXPECT_EQ(b.url, "https://www.reddit.com/r/learnrust/comments/1p6ab3c/rust_192_broke_my_async_trait/");
+  EXPECT_FALSE(b.discussion_url.has_value());
+  EXPECT_EQ(b.snippet, "After upgrading to 1.92 my async fn in a trait stopped compiling. Any pointers & workarounds welcome.");
+  EXPECT_EQ(b.published_at, 1795508142);
+
+  const auto& c = r.items[2];
+  EXPECT_EQ(c.url, "https://www.reddit.com/r/rustjerk/comments/1p7qq9z/me_after_1_92/");  // image, not an outside link
+  EXPECT_FALSE(c.author.has_value());                                                   // "[deleted]"
+  EXPECT_EQ(c.engagement_value("score"), 88);                                           // numeric string
+  EXPECT_FALSE(has_field(c, "num_comments"));                                           // null
+  EXPECT_FALSE(has_field(c, "upvote_ratio"));                                           // 1.7 is not a ratio
+}
+
+TEST(Reddit, OAuthTokenFailuresEndTheRunWithoutLeakingSecrets) {
+  struct Case {
+    std::string body, type;
+    long status;
+    SourceState want;
+  };
+  const std::vector<Case> cases = {
+      {"{\"message\": \"Unauthorized\", \"error\": 401}", "application/json", 401, SourceState::auth_failed},
+      {"{\"error\": \"invalid_grant\"}", "application/json", 200, SourceState::auth_failed},
+      {"{\"error\": \"gko_LXELoV07ZBNUXrvWZfzE3aI is bad!\"}", "application/json", 200, SourceState::auth_failed},
+      {"{\"token_type\": \"bearer\", \"expires_in\": 86400}", "application/json", 200, SourceState::schema_drift},
+      {"{\"access_token\": ", "application/json", 200, SourceState::schema_drift},
+      {"", "application/json", 200, SourceState::schema_drift},
+      {"<html><body>whoa there, pardner!</body></html>", "text/html", 200, SourceState::rate_limited},
+      {"{\"message\": \"Too Many Requests\", \"error\": 429}", "application/json", 429, SourceState::rate_limited},
+  };
+  for (const auto& c : cases) {
+    FixtureFetcher f;
+    f.on_body("/api/v1/access_token", c.body, c.type, c.status);
+    f.on_body("oauth.reddit.com", fixture("reddit/oauth_search_rust.json"));
+    TestEnv t(f, oauth_config());
+    auto r = reddit().search(make_query("rust", "2026-11-01", "2026-11-29"), t.env);
+    EXPECT_EQ(r.state, c.want) << c.body;
+    EXPECT_FALSE(r.reason.empty());
+    EXPECT_EQ(r.reason.find("gko_LXELoV07"), std::string::npos) << r.reason;
+    EXPECT_EQ(r.reason.find("p-jcoLKBynTLew"), std::string::npos) << r.reason;
+    EXPECT_EQ(f.urls().size(), 1u) << "no search without a token";
+    EXPECT_TRUE(r.items.empty());
+  }
+}
+
+TEST(Reddit, OAuthSearchFailuresMapToStates) {
+  struct Case {
+    std::string body, type;
+    long status;
+    SourceState want;
+  };
+  const std::vector<Case> cases = {
+      {"{\"message\": \"Unauthorized\", \"error\": 401}", "application/json", 401, SourceState::auth_failed},
+      {"{\"message\": \"Too Many Requests\", \"error\": 429}", "application/json", 429, SourceState::rate_limited},
+      {"{\"message\": \"Too Many Requests\", \"error\": 429}", "application/json", 200, SourceState::rate_limited},
+      {"{\"kind\": \"Listing\", \"data\": {\"children\": [{\"kind\": \"t3\", ", "application/json", 200,
+       SourceState::schema_drift},
+      {"{\"kind\": \"Listing\", \"data\": {\"after\": null}}", "application/json", 200, SourceState::schema_drift},
+      {"[{\"kind\": \"Listing\"}]", "application/json", 200, SourceState::schema_drift},
+      {"{\"kind\": \"Listing\", \"data\": {\"children\": []}}", "application/json", 200, SourceState::no_results},
+      {"<!doctype html><html><body>reddit</body></html>", "text/html", 200, SourceState::schema_drift},
+  };
+  for (const auto& c : cases) {
+    FixtureFetcher f;
+    f.on_body("/api/v1/access_token", fixture("reddit/oauth_token.json"));
+    f.on_body("oauth.reddit.com/search", c.body, c.type, c.status);
+    TestEnv t(f, oauth_config());
+    auto r = reddit().search(make_query("rust", "2026-11-01", "2026-11-29"), t.env);
+    EXPECT_EQ(r.state, c.want) << c.body;
+    EXPECT_FALSE(r.reason.empty()) << c.body;
+    EXPECT_EQ(r.reason.find("eyJhbGci"), std::string::npos) << r.reason;
+  }
+}
+
+TEST(Reddit, RealRecordedOAuthListingsParse) {
+  FixtureFetcher f;
+  f.on_body("/api/v1/access_token", fixture("reddit/oauth_token.json"));
+  f.on_body("oauth.reddit.com/r/all/top", fixture("real/reddit/r_askreddit_top_all_2016.json"));
+  f.on_body("oauth.reddit.com/r/all/rising", fixture("real/reddit/r_all_search_praw_oauth_search_2016.json"));
+  TestEnv t(f, oauth_config());
+  sources::ListingQuery q;
+  q.window = model::Window::ending(*core::parse_date("2026-11-29"), 30);
+  auto r = reddit().listing(q, t.env);
+  ASSERT_EQ(r.state, SourceState::ok) << r.reason;
+  ASSERT_EQ(r.items.size(), 106u);  // listings are "hot now": not filtered by the window
+  const auto& a = r.items[0];
+  EXPECT_EQ(a.id, "reddit:2np694");
+  EXPECT_EQ(a.title, "What tasty food would be distusting if eaten over rice?");
+  EXPECT_EQ(a.url, "https://www.reddit.com/r/AskReddit/comments/2np694/what_tasty_food_would_be_distusting_if_eaten_over/");
+  EXPECT_FALSE(a.discussion_url.has_value());
+  EXPECT_EQ(a.author, "DO_U_EVN_SPAGHETTI");
+  EXPECT_EQ(a.container, "r/AskReddit");
+  EXPECT_EQ(a.published_at, 1417208878);
+  EXPECT_EQ(a.engagement_value("score"), 38445);
+  EXPECT_EQ(a.engagement_value("num_comments"), 7804);
+  EXPECT_FALSE(has_field(a, "upvote_ratio"));  // 2016 listings did not carry it
+  const auto* s = find_item(r, "reddit:3gpbiu");
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->container, "r/redditdev");
+  EXPECT_EQ(s->hits[0].subquery, 1);
+  EXPECT_EQ(s->snippet.rfind("solved Problem solved with this:", 0), 0u) << s->snippet;
+  EXPECT_LE(s->snippet.size(), 403u);
+  EXPECT_EQ(s->engagement_value("num_comments"), 21);
+  EXPECT_TRUE(has_field(*s, "score"));  // a reported 0 stays
+}
+
+TEST(Reddit, ListingRequestsTopAndRisingOrADomainSearch) {
+  sources::ListingQuery global;
+  global.window = model::Window::ending(*core::parse_date("2026-11-29"), 7);
+  {
+    FixtureFetcher f;
+    f.on_body("top.rss", fixture("reddit/search_rust.rss.xml"), kAtom);
+    f.on_body("rising.rss", fixture("real/reddit/r_Rakuten_top_rss_month.xml"), kAtom);
+    f.on_body("arctic-shift", fixture("reddit/arctic_ids.json"));
+    TestEnv t(f);
+    ASSERT_TRUE(reddit().has_listing());
+    auto r = reddit().listing(global, t.env);
+    ASSERT_EQ(r.state, SourceState::ok) << r.reason;
+    const auto urls = f.urls();
+    ASSERT_EQ(urls.size(), 3u);
+    EXPECT_EQ(urls[0], "https://www.reddit.com/r/all/top.rss?t=day&limit=30");
+    EXPECT_EQ(urls[1], "https://www.reddit.com/r/all/rising.rss?limit=30");
+    EXPECT_NE(urls[2].find("1p4xk2a,1p6ab3c,1p7qq9z,1nzz001,1p8zz10,1tiv013,"), std::string::npos) << urls[2];
+    EXPECT_EQ(r.items.size(), 10u);
+    EXPECT_EQ(find_item(r, "reddit:1p4xk2a")->engagement_value("score"), 1843);
+  }
+  sources::ListingQuery domain = global;
+  domain.domain = "ai";
+  domain.domain_terms = {"openai", "large language model"};
+  domain.limit = 50;
+  {
+    FixtureFetcher f;
+    f.on_body("search.rss", fixture("reddit/search_rust.rss.xml"), kAtom);
+    f.on_body("arctic-shift", fixture("reddit/arctic_ids.json"));
+    TestEnv t(f);
+    auto r = reddit().listing(domain, t.env);
+    EXPECT_EQ(r.state, SourceState::ok) << r.reason;
+    ASSERT_EQ(f.urls().size(), 2u);
+    EXPECT_EQ(f.urls()[0], "https://www.reddit.com/search.rss?q=openai%20OR%20large%20language%20model&sort=top&t=week&limit=50");
+  }
+  {
+    FixtureFetcher f;
+    f.on_body("/api/v1/access_token", fixture("reddit/oauth_token.json"));
+    f.on_body("oauth.reddit.com", fixture("reddit/oauth_search_rust.json"));
+    TestEnv t(f, oauth_config());
+    reddit().listing(global, t.env);
+    ASSERT_EQ(f.urls().size(), 3u);
+    EXPECT_EQ(f.urls()[1], "https://oauth.reddit.com/r/all/top?t=day&limit=30&raw_json=1");
+    EXPECT_EQ(f.urls()[2], "https://oauth.reddit.com/r/all/rising?limit=30&raw_json=1");
+  }
+  {
+    FixtureFetcher f;
+    f.on_body("/api/v1/access_token", fixture("reddit/oauth_token.json"));
+    f.on_body("oauth.reddit.com", fixture("reddit/oauth_search_rust.json"));
+    TestEnv t(f, oauth_config());
+    reddit().listing(domain, t.env);
+    ASSERT_EQ(f.urls().size(), 2u);
+    EXPECT_EQ(f.urls()[1],
+              "https://oauth.reddit.com/search?q=openai%20OR%20large%20language%20model&sort=top&t=week&limit=50&raw_json=1&type=link");
+  }
+}
+
+TEST(Reddit, ListingWithOneFailedStreamIsPartial) {
+  sources::ListingQuery q;
+  q.window = model::Window::ending(*core::parse_date("2026-11-29"), 7);
+  FixtureFetcher f;
+  f.on_body("top.rss", fixture("reddit/search_rust.rss.xml"), kAtom);
+  f.on_body("rising.rss", "Too Many Requests", "text/plain", 429);
+  f.on_body("arctic-shift", fixture("reddit/arctic_ids.json"));
+  TestEnv t(f);
+  auto r = reddit().listing(q, t.env);
+  EXPECT_EQ(r.state, SourceState::partial);
+  EXPECT_NE(r.reason.find("429"), std::string::npos) << r.reason;
+  EXPECT_EQ(r.items.size(), 5u);
+}
+
+TEST(Reddit, HostileFeedAnswersEndInAState) {
+  struct Case {
+    std::string body, type;
+    long status;
+    SourceState want;
+  };
+  const std::string feed_head = R"(<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom">)";
+  const std::vector<Case> cases = {
+      {feed_head + "<entry><id>t3_1p4xk2a</id><title>Announ", kAtom, 200, SourceState::schema_drift},  // truncated
+      {"<?xml version=\"1.0\"?><rss version=\"2.0\"><channel/></rss>", "application/xml", 200, SourceState::schema_drift},
+      {"", kAtom, 200, SourceState::schema_drift},
+      {"{\"kind\":\"Listing\"}", "application/json", 200, SourceState::schema_drift},
+      {"<!DOCTYPE html><html><body>reddit: the front page of the internet</body></html>", "text/html", 200,
+       SourceState::schema_drift},
+      {"<html><body>You've been blocked by network security.</body></html>", "text/html", 403, SourceState::rate_limited},
+      {"<html><body>whoa there, pardner!</body></html>", "text/html", 200, SourceState::rate_limited},
+      {"Too Many Requests", "text/plain", 429, SourceState::rate_limited},
+      {feed_head + "<title>search results</title></feed>", kAtom, 200, SourceState::no_results},
+      {feed_head + "<entry><id>t1_abc</id><title>a comment</title></entry><entry><id>t3_UPPER/../x</id><title>x</title>"
+                   "</entry><entry><id>t3_abc</id></entry></feed>",
+       kAtom, 200, SourceState::no_results},
+      {"internal error", "text/plain", 500, SourceState::unreachable},
+  };
+  for (const auto& c : cases) {
+    FixtureFetcher f;
+    f.on_body("search.rss", c.body, c.type, c.status);
+    f.on_body("arctic-shift", fixture("reddit/arctic_ids.json"));
+    TestEnv t(f);
+    auto r = reddit().search(make_query("rust", "2026-11-01", "2026-11-29"), t.env);
+    EXPECT_EQ(r.state, c.want) << c.body;
+    EXPECT_FALSE(r.reason.empty()) << c.body;
+    EXPECT_EQ(f.urls().size(), 1u) << "no archive lookup without items: " << c.body;
+  }
+}
+
+TEST(Reddit, TransportFailuresMapToStates) {
+  const std::vector<std::pair<http::NetError, SourceState>> cases = {
+      {http::NetError::timeout, SourceState::timeout},
+      {http::NetError::unreachable, SourceState::unreachable},
+      {http::NetError::tls, SourceState::unreachable},
+      {http::NetError::cancelled, SourceState::timeout},
+  };
+  for (const auto& [error, want] : cases) {
+    FixtureFetcher f;
+    f.on_error("search.rss", error);
+    TestEnv t(f);
+    auto r = reddit().search(make_query("rust", "2026-11-01", "2026-11-29"), t.env);
+    EXPECT_EQ(r.state, want);
+    EXPECT_FALSE(r.reason.empty());
+    FixtureFetcher g;
+    g.on_error("/api/v1/access_token", error);
+    TestEnv u(g, oauth_config());
+    auto o = reddit().search(make_query("rust", "2026-11-01", "2026-11-29"), u.env);
+    EXPECT_EQ(o.state, want);
+    EXPECT_EQ(o.reason.rfind("token request: ", 0), 0u) << o.reason;
+  }
+}
+
+TEST(Reddit, OneCredentialAloneStaysKeyless) {
+  FixtureFetcher f;
+  keyless_routes(f);
+  TestEnv t(f, core::Config({{"REDDIT_CLIENT_ID", "p-jcoLKBynTLew"}}, {}));
+  EXPECT_FALSE(reddit().unconfigured(t.config).has_value());
+  auto r = reddit().search(make_query("rust 1.92", "2026-11-01", "2026-11-29"), t.env);
+  EXPECT_EQ(r.state, SourceState::ok) << r.reason;
+  ASSERT_FALSE(f.urls().empty());
+  EXPECT_EQ(f.urls()[0], kSearchUrl);
+}

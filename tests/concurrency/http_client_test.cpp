@@ -1,0 +1,287 @@
+// The HTTP layer against a fake upstream on 127.0.0.1: policy and, above all, lifecycle.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "fake_upstream.hpp"
+#include "http/client.hpp"
+#include "spawn.hpp"
+
+using namespace testing_support;
+using namespace std::chrono_literals;
+using http::NetError;
+
+namespace {
+
+std::shared_ptr<http::Client> client_for(const FakeUpstream& fake, http::ClientOptions opts = {}) {
+  std::string err;
+  opts.host_map = *http::HostMap::parse(fake.host_map({{"api.example.com", ""},
+                                                       {"other.example.com", "/other"},
+                                                       {"export.arxiv.org", "/arxiv"},
+                                                       {"www.reddit.com", "/reddit"}}),
+                                        &err);
+  return std::make_shared<http::Client>(std::move(opts));
+}
+
+http::Request get(std::string url, core::Deadline deadline = core::Deadline::in(10s)) {
+  http::Request r;
+  r.url = std::move(url);
+  r.deadline = deadline;
+  return r;
+}
+
+long ms_since(std::chrono::steady_clock::time_point t0) {
+  return static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
+}
+
+}  // namespace
+
+TEST(HttpClient, GetsThroughTheHostMapWithADescriptiveUserAgent) {
+  std::string ua;
+  FakeUpstream fake([&](const FakeRequest& r) {
+    ua = r.headers.count("user-agent") ? r.headers.at("user-agent") : "";
+    return FakeReply::json(R"({"path":")" + r.path + R"("})");
+  });
+  auto c = client_for(fake);
+  auto r = c->fetch(get("https://api.example.com/v1/items?q=a%20b"));
+  ASSERT_EQ(r.error, NetError::none) << r.error_detail;
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.content_type, "application/json");
+  EXPECT_EQ(r.body, R"({"path":"/v1/items"})");
+  EXPECT_EQ(r.final_url, "https://api.example.com/v1/items?q=a%20b");  // logical, not the mapped one
+  EXPECT_NE(ua.find("last30days/"), std::string::npos);
+  EXPECT_NE(ua.find("research CLI"), std::string::npos);
+}
+
+TEST(HttpClient, HungTransferEndsAtTheDeadlineAndItsSocketIsClosed) {
+  FakeUpstream fake([](const FakeRequest&) { return FakeReply::hang(); });
+  auto c = client_for(fake);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = c->fetch(get("https://api.example.com/hang", core::Deadline::in(600ms)));
+  const long took = ms_since(t0);
+  EXPECT_EQ(r.error, NetError::timeout);
+  EXPECT_GE(took, 550);
+  EXPECT_LT(took, 1100);
+  // Aborted, not abandoned: the fake sees the connection closed promptly.
+  for (int i = 0; i < 50 && fake.closed_hung() < 1; ++i) std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(fake.closed_hung(), 1);
+  EXPECT_EQ(fake.open_hung(), 0);
+}
+
+TEST(HttpClient, StopTokenAbortsEveryInFlightTransferAtOnce) {
+  FakeUpstream fake([](const FakeRequest&) { return FakeReply::hang(); });
+  auto c = client_for(fake);
+  std::stop_source stop;
+  constexpr int kN = 6;
+  std::vector<http::Response> out(kN);
+  std::vector<long> done_at(kN);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kN; ++i) {
+    threads.emplace_back([&, i] {
+      auto req = get("https://api.example.com/hang/" + std::to_string(i), core::Deadline::in(30s));
+      req.stop = stop.get_token();
+      out[static_cast<std::size_t>(i)] = c->fetch(req);
+      done_at[static_cast<std::size_t>(i)] = ms_since(t0);
+    });
+  }
+  for (int i = 0; i < 100 && static_cast<int>(fake.log().size()) < kN; ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(static_cast<int>(fake.log().size()), kN) << "all requests should be in flight";
+  const long stop_at = ms_since(t0);
+  stop.request_stop();
+  for (auto& t : threads) t.join();
+  for (int i = 0; i < kN; ++i) {
+    EXPECT_EQ(out[static_cast<std::size_t>(i)].error, NetError::cancelled);
+    EXPECT_LT(done_at[static_cast<std::size_t>(i)] - stop_at, 300) << "cancellation must not wait for a timeout";
+  }
+  for (int i = 0; i < 50 && fake.closed_hung() < kN; ++i) std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(fake.closed_hung(), kN);
+  EXPECT_EQ(c->stats().aborted, static_cast<unsigned long>(kN));
+  EXPECT_EQ(c->stats().in_flight, 0);
+}
+
+TEST(HttpClient, AlreadyStoppedRequestNeverReachesTheNetwork) {
+  FakeUpstream fake([](const FakeRequest&) { return FakeReply::json("{}"); });
+  auto c = client_for(fake);
+  std::stop_source stop;
+  stop.request_stop();
+  auto req = get("https://api.example.com/x");
+  req.stop = stop.get_token();
+  EXPECT_EQ(c->fetch(req).error, NetError::cancelled);
+  EXPECT_TRUE(fake.log().empty());
+}
+
+TEST(HttpClient, DestroyingTheClientReleasesAWaitingCaller) {
+  FakeUpstream fake([](const FakeRequest&) { return FakeReply::hang(); });
+  auto c = client_for(fake);
+  http::Response r;
+  std::thread t([&] { r = c->fetch(get("https://api.example.com/hang", core::Deadline::in(30s))); });
+  for (int i = 0; i < 100 && fake.log().empty(); ++i) std::this_thread::sleep_for(10ms);
+  const auto t0 = std::chrono::steady_clock::now();
+  // The caller holds no reference of its own here, so reset() runs the destructor.
+  c.reset();
+  t.join();
+  EXPECT_LT(ms_since(t0), 500);
+  EXPECT_EQ(r.error, NetError::cancelled);
+}
+
+TEST(HttpClient, RetriesOnceOn5xx) {
+  int calls = 0;
+  FakeUpstream fake([&](const FakeRequest&) { return ++calls == 1 ? FakeReply::json("{}", 503) : FakeReply::json("{\"ok\":1}"); });
+  auto c = client_for(fake);
+  auto r = c->fetch(get("https://api.example.com/flaky"));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.attempts, 2);
+
+  int calls2 = 0;
+  FakeUpstream down([&](const FakeRequest&) { ++calls2; return FakeReply::json("{}", 500); });
+  auto c2 = client_for(down);
+  auto r2 = c2->fetch(get("https://api.example.com/down"));
+  EXPECT_EQ(r2.status, 500);
+  EXPECT_EQ(calls2, 2) << "exactly one retry";
+}
+
+TEST(HttpClient, HonoursRetryAfterOnlyWhenItFitsTheDeadline) {
+  int calls = 0;
+  FakeUpstream fake([&](const FakeRequest&) {
+    if (++calls == 1) {
+      auto r = FakeReply::json("{}", 429);
+      r.headers.push_back({"Retry-After", "1"});
+      return r;
+    }
+    return FakeReply::json("{}");
+  });
+  auto c = client_for(fake);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = c->fetch(get("https://api.example.com/limited", core::Deadline::in(5s)));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_GE(ms_since(t0), 950);
+
+  FakeUpstream strict([](const FakeRequest&) {
+    auto r = FakeReply::json("{}", 429);
+    r.headers.push_back({"Retry-After", "120"});
+    return r;
+  });
+  auto c2 = client_for(strict);
+  const auto t1 = std::chrono::steady_clock::now();
+  auto r2 = c2->fetch(get("https://api.example.com/limited", core::Deadline::in(3s)));
+  EXPECT_EQ(r2.status, 429);
+  EXPECT_LT(ms_since(t1), 1000) << "a wait that cannot fit is not attempted";
+  EXPECT_EQ(strict.log().size(), 1u);
+}
+
+TEST(HttpClient, FollowsSameHostRedirectsOnlyUpToThree) {
+  FakeUpstream fake([](const FakeRequest& r) {
+    auto redirect = [](std::string to) {
+      FakeReply x = FakeReply::json("", 302);
+      x.headers.push_back({"Location", std::move(to)});
+      return x;
+    };
+    if (r.path == "/a") return redirect("/b");
+    if (r.path == "/b") return redirect("https://api.example.com/c");
+    if (r.path == "/c") return FakeReply::json("{\"at\":\"c\"}");
+    if (r.path == "/away") return redirect("https://evil.example.net/steal");
+    if (r.path.rfind("/loop", 0) == 0) return redirect("/loop" + std::to_string(r.path.size()));
+    return FakeReply::json("{}", 404);
+  });
+  auto c = client_for(fake);
+  auto ok = c->fetch(get("https://api.example.com/a"));
+  EXPECT_EQ(ok.status, 200);
+  EXPECT_EQ(ok.body, "{\"at\":\"c\"}");
+  EXPECT_EQ(ok.final_url, "https://api.example.com/c");
+  EXPECT_EQ(c->fetch(get("https://api.example.com/away")).error, NetError::redirect_offhost);
+  EXPECT_EQ(c->fetch(get("https://api.example.com/loop")).error, NetError::too_many_redirects);
+}
+
+TEST(HttpClient, CapsBodyAndDecompressedSize) {
+  FakeUpstream fake([](const FakeRequest& r) {
+    if (r.path == "/big") return FakeReply::json(std::string(9u << 20, 'x'));
+    FakeReply bomb = FakeReply::json(std::string(40u << 20, ' '));  // compresses to ~40 KiB
+    bomb.gzip = true;
+    return bomb;
+  });
+  auto c = client_for(fake);
+  EXPECT_EQ(c->fetch(get("https://api.example.com/big")).error, NetError::too_large);
+  auto bomb = c->fetch(get("https://api.example.com/bomb"));
+  EXPECT_EQ(bomb.error, NetError::too_large);
+}
+
+TEST(HttpClient, DecodesGzip) {
+  FakeUpstream fake([](const FakeRequest&) {
+    FakeReply r = FakeReply::json("{\"items\":[1,2,3]}");
+    r.gzip = true;
+    return r;
+  });
+  auto c = client_for(fake);
+  EXPECT_EQ(c->fetch(get("https://api.example.com/z")).body, "{\"items\":[1,2,3]}");
+}
+
+TEST(HttpClient, SpacesArxivRequestsThreeSecondsApart) {
+  FakeUpstream fake([](const FakeRequest&) { return FakeReply::xml("<feed/>"); });
+  auto c = client_for(fake);
+  std::thread a([&] { c->fetch(get("https://export.arxiv.org/api/query?a")); });
+  std::thread b([&] { c->fetch(get("https://export.arxiv.org/api/query?b")); });
+  a.join();
+  b.join();
+  auto log = fake.log();
+  ASSERT_EQ(log.size(), 2u);
+  const auto gap = std::chrono::duration_cast<std::chrono::milliseconds>(log[1].received - log[0].received).count();
+  EXPECT_GE(gap, 2900);
+}
+
+TEST(HttpClient, PolitenessThatCannotFitFailsFast) {
+  FakeUpstream fake([](const FakeRequest&) { return FakeReply::xml("<feed/>"); });
+  auto c = client_for(fake);
+  c->fetch(get("https://export.arxiv.org/api/query?a"));
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = c->fetch(get("https://export.arxiv.org/api/query?b", core::Deadline::in(1s)));
+  EXPECT_EQ(r.error, NetError::politeness);
+  EXPECT_LT(ms_since(t0), 200);
+}
+
+TEST(HttpClient, RecordsRedactedCassettesAndReplaysThemWithoutNetwork) {
+  TempDir dir;
+  {
+    FakeUpstream fake([](const FakeRequest& r) {
+      if (r.path == "/token") return FakeReply::json(R"({"access_token":"tok-SECRET-123","expires_in":3600})");
+      return FakeReply::json(R"({"q":")" + r.param("q") + R"("})");
+    });
+    http::ClientOptions opts;
+    opts.record_dir = dir.path();
+    opts.secrets = {"hunter2-key"};
+    auto c = client_for(fake, opts);
+    auto req = get("https://api.example.com/search?q=rust&key=hunter2-key");
+    req.headers.push_back({"Authorization", "Bearer hunter2-key"});
+    EXPECT_EQ(c->fetch(req).status, 200);
+    EXPECT_EQ(c->fetch(get("https://api.example.com/token")).status, 200);
+  }
+  std::string all;
+  for (const auto& f : dir.files()) {
+    std::ifstream in(dir.path() + "/" + f);
+    all += std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  EXPECT_EQ(all.find("hunter2-key"), std::string::npos) << all;
+  EXPECT_EQ(all.find("tok-SECRET-123"), std::string::npos) << all;
+  EXPECT_EQ(all.find("Authorization"), std::string::npos);
+
+  http::ClientOptions ropts;
+  ropts.replay_dir = dir.path();
+  auto replay = std::make_shared<http::Client>(ropts);  // no host map, no fake: replay must not need them
+  auto r = replay->fetch(get("https://api.example.com/search?q=rust&key=another-key-entirely"));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, R"({"q":"rust"})");
+  EXPECT_EQ(replay->fetch(get("https://api.example.com/search?q=go")).error, NetError::replay_miss);
+  EXPECT_EQ(replay->stats().started, 0u);
+}
+
+TEST(HttpClient, ConnectionRefusedIsUnreachable) {
+  int port = 0;
+  { FakeUpstream gone([](const FakeRequest&) { return FakeReply::json("{}"); }); port = gone.port(); }
+  http::ClientOptions opts;
+  std::string err;
+  opts.host_map = *http::HostMap::parse("api.example.com=http://127.0.0.1:" + std::to_string(port), &err);
+  http::Client c(opts);
+  EXPECT_EQ(c.fetch(get("https://api.example.com/x")).error, NetError::unreachable);
+}

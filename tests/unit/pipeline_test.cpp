@@ -1,0 +1,292 @@
+// The pipeline's formulas, one stage at a time.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "pipeline/plan.hpp"
+#include "pipeline/stages.hpp"
+
+using namespace pipeline;
+
+namespace {
+
+const model::Window kWindow = model::Window::ending(*core::parse_date("2026-11-29"), 30);
+const core::UnixSeconds kDay = 86400;
+const core::UnixSeconds kAsOf = *core::parse_date("2026-11-29") + 12 * 3600;
+
+model::Item item(std::string source, std::string id, std::string title, std::string url = "",
+                 std::optional<core::UnixSeconds> at = kAsOf, std::vector<model::Engagement> eng = {}) {
+  model::Item it;
+  it.source = source;
+  it.id = source + ":" + id;
+  it.title = std::move(title);
+  it.url = url.empty() ? "https://example.com/" + source + "/" + id : url;
+  it.published_at = at;
+  it.engagement = std::move(eng);
+  it.hits.push_back({0, 0, source});
+  return it;
+}
+
+Corpus corpus(std::string topic, std::vector<model::Item> items) {
+  Corpus c;
+  c.items = std::move(items);
+  c.topic = analyze_topic(topic, c.dict);
+  normalize(c);
+  return c;
+}
+
+// Runs scoring stages up to the base score, as research.cpp does.
+void score(Corpus& c) {
+  score_relevance(c);
+  score_engagement(c);
+  score_freshness(c, kWindow);
+  score_base(c, {});
+  assign_stream_ranks(c);
+}
+
+}  // namespace
+
+TEST(Relevance, FullTitleMatchScoresHighest) {
+  auto c = corpus("rust async runtime", {item("hackernews", "1", "A new Rust async runtime"),
+                                         item("hackernews", "2", "Rust 2026 roadmap"),
+                                         item("hackernews", "3", "Gardening tips")});
+  score_relevance(c);
+  EXPECT_DOUBLE_EQ(c.items[0].scores.relevance, 1.0);
+  EXPECT_NEAR(c.items[1].scores.relevance, 1.0 / 3.0, 1e-9);  // 1 of 3 words, title and text
+  EXPECT_EQ(c.items[2].scores.relevance, 0.0);
+}
+
+TEST(Relevance, MatchesOnGenericWordsAloneAreCapped) {
+  auto c = corpus("new tokio release", {item("reddit", "1", "The new release of my album"),
+                                        item("reddit", "2", "Tokio 1.40 release notes")});
+  score_relevance(c);
+  EXPECT_LE(c.items[0].scores.relevance, 0.2);
+  EXPECT_GT(c.items[1].scores.relevance, 0.5);
+}
+
+TEST(Relevance, PhraseAndSnippetMatches) {
+  auto a = item("lobsters", "1", "Thoughts on zero copy parsing");
+  auto b = item("lobsters", "2", "Parsing benchmarks");
+  b.snippet = "we compare zero copy approaches";
+  auto c = corpus("zero copy parsing", {a, b});
+  score_relevance(c);
+  EXPECT_DOUBLE_EQ(c.items[0].scores.relevance, 1.0);  // phrase in title, capped at 1
+  EXPECT_LT(c.items[1].scores.relevance, c.items[0].scores.relevance);
+  EXPECT_GT(c.items[1].scores.relevance, 0.4);
+}
+
+TEST(Engagement, WeightedLog1pPerSource) {
+  auto it = item("hackernews", "1", "x", "", kAsOf, {{"points", 100}, {"num_comments", 50}});
+  EXPECT_NEAR(engagement_raw(it), std::log1p(100) + 0.7 * std::log1p(50), 1e-9);
+  auto unknown = item("hackernews", "2", "x", "", kAsOf, {{"mystery", 1e6}});
+  EXPECT_EQ(engagement_raw(unknown), 0);
+}
+
+TEST(Engagement, NormalizedWithinEachStreamButNotInflated) {
+  auto c = corpus("x", {item("hackernews", "1", "x", "", kAsOf, {{"points", 2000}, {"num_comments", 900}}),
+                        item("hackernews", "2", "x", "", kAsOf, {{"points", 20}, {"num_comments", 5}}),
+                        item("reddit", "3", "x", "", kAsOf, {{"score", 4}, {"num_comments", 1}})});
+  score_engagement(c);
+  EXPECT_DOUBLE_EQ(c.items[0].scores.engagement, 100.0);  // the stream's best
+  EXPECT_LT(c.items[1].scores.engagement, 50.0);
+  // The only reddit item is its stream's best, but 4 upvotes is not "100".
+  EXPECT_LT(c.items[2].scores.engagement, 40.0);
+}
+
+TEST(Freshness, LinearOverTheWindowAndZeroWhenUndated) {
+  auto fresh = item("hackernews", "1", "x", "", kWindow.to);
+  auto old = item("hackernews", "2", "x", "", kWindow.from);
+  auto mid = item("hackernews", "3", "x", "", kWindow.to - 15 * kDay);
+  auto undated = item("hackernews", "4", "x", "", std::nullopt);
+  EXPECT_DOUBLE_EQ(freshness(kWindow, fresh), 100.0);
+  EXPECT_NEAR(freshness(kWindow, old), 0.0, 0.01);  // the first day is 31 calendar days before the end
+  EXPECT_NEAR(freshness(kWindow, mid), 100.0 * (1 - 15.0 / 31.0), 0.01);
+  EXPECT_EQ(freshness(kWindow, undated), 0.0);
+}
+
+TEST(Window, BothEndsInclusiveUndatedKept) {
+  EXPECT_EQ(core::format_iso8601(kWindow.from), "2026-10-30T00:00:00Z");
+  EXPECT_EQ(core::format_iso8601(kWindow.to), "2026-11-29T23:59:59Z");
+  auto c = corpus("x", {item("hackernews", "in-first", "x", "", kWindow.from),
+                        item("hackernews", "in-last", "x", "", kWindow.to),
+                        item("hackernews", "before", "x", "", kWindow.from - 1),
+                        item("hackernews", "after", "x", "", kWindow.to + 1),
+                        item("hackernews", "undated", "x", "", std::nullopt)});
+  EXPECT_EQ(window_filter(c, kWindow), 2);
+  std::vector<std::string> kept;
+  for (auto& it : c.items) kept.push_back(it.id);
+  EXPECT_EQ(kept, (std::vector<std::string>{"hackernews:in-first", "hackernews:in-last", "hackernews:undated"}));
+}
+
+TEST(Prune, RelevanceFloorAndStricterFloorForUnlovedSocialPosts) {
+  auto c = corpus("tokio runtime scheduler",
+                  {item("reddit", "zero", "tokio scheduler", "", kAsOf, {{"score", 0}, {"num_comments", 0}}),  // 0.67 rel
+                   item("reddit", "zero-weak", "tokio news", "", kAsOf, {{"score", 0}}),                    // 0.33 rel
+                   item("reddit", "loved-weak", "tokio news today", "", kAsOf, {{"score", 40}}),           // 0.33 rel
+                   item("reddit", "unknown", "tokio news again", "", kAsOf, {}),                           // no data
+                   item("github", "zero", "tokio fork", "", kAsOf, {{"stars", 0}}),
+                   item("hackernews", "off", "cooking pasta", "", kAsOf, {{"points", 900}})});
+  score_relevance(c);
+  prune(c);
+  std::vector<std::string> kept;
+  for (auto& it : c.items) kept.push_back(it.id);
+  EXPECT_EQ(kept, (std::vector<std::string>{"reddit:zero", "reddit:loved-weak", "reddit:unknown", "github:zero"}));
+}
+
+TEST(Dedupe, FoldsCrossPostsByCanonicalUrlKeepingTheStrongest) {
+  auto c = corpus("rust 2", {item("reddit", "a", "Rust 2 is here", "https://blog.rust-lang.org/rust-2?utm_source=reddit", kAsOf, {{"score", 10}}),
+                             item("hackernews", "b", "Rust 2.0 released", "https://blog.rust-lang.org/rust-2/", kAsOf, {{"points", 900}}),
+                             item("lobsters", "c", "Something else about rust 2", "https://other.org/x")});
+  score(c);
+  EXPECT_EQ(dedupe(c), 1);
+  ASSERT_EQ(c.items.size(), 2u);
+  const auto& kept = c.items[0].source == "hackernews" ? c.items[0] : c.items[1];
+  EXPECT_EQ(kept.id, "hackernews:b");
+  ASSERT_EQ(kept.also_seen.size(), 1u);
+  EXPECT_EQ(kept.also_seen[0].source, "reddit");
+  EXPECT_EQ(kept.hits.size(), 2u) << "the sighting's stream position travels with it";
+}
+
+TEST(Dedupe, FoldsNearDuplicateTitlesButNotMerelySimilarOnes) {
+  auto c = corpus("postgres", {item("hackernews", "1", "PostgreSQL 18 released with async IO and virtual columns"),
+                               item("reddit", "2", "PostgreSQL 18 released with async IO and virtual columns!"),
+                               item("lobsters", "3", "PostgreSQL 18 released: async IO, virtual generated columns"),
+                               item("lobsters", "5", "What PostgreSQL 18 async IO means for your queries"),
+                               item("github", "4", "PostgreSQL 17 performance regression in async IO")});
+  score(c);
+  dedupe(c);
+  std::vector<std::string> ids;
+  for (auto& it : c.items) ids.push_back(it.id);
+  EXPECT_EQ(ids.size(), 3u) << "the twin and the one-word rewording fold; a different angle and another story stay";
+  EXPECT_EQ(c.items[0].also_seen.size() + c.items[1].also_seen.size() + c.items[2].also_seen.size(), 2u);
+}
+
+TEST(Dedupe, ScalesWithoutAllPairs) {
+  // 20k items that all share most words: an all-pairs scan would be 2e8 comparisons.
+  std::vector<model::Item> items;
+  for (int i = 0; i < 20000; ++i)
+    items.push_back(item("reddit", std::to_string(i), "rust async runtime benchmark results part " + std::to_string(i)));
+  auto c = corpus("rust async runtime", std::move(items));
+  score(c);
+  const auto t0 = std::chrono::steady_clock::now();
+  dedupe(c);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(ms, 5000) << "dedupe took " << ms << " ms";  // generous: a guard against O(n^2), not a benchmark
+}
+
+TEST(Fusion, ReciprocalRankFusionRewardsAgreementAcrossStreams) {
+  auto a = item("hackernews", "a", "tokio scheduler deep dive");
+  auto b = item("hackernews", "b", "tokio scheduler deep dive part two");
+  b.hits = {{0, 0, "hackernews"}, {1, 0, "hackernews"}};  // found by two sub-queries
+  auto c = corpus("tokio scheduler", {a, b});
+  score(c);
+  fuse(c, {{"tokio scheduler", 1.0}, {"tokio", 0.7}}, {});
+  EXPECT_EQ(c.items[0].id, "hackernews:b");
+  // fused(b) = 1/61 + 0.7/61; fused(a) = 1/62 (second in stream 0): agreement shares 100 and 100*(1/62)/(1.7/61).
+  const double base_a = 0.0;
+  (void)base_a;
+  EXPECT_NEAR(c.items[0].scores.final - c.items[1].scores.final,
+              0.3 * (100.0 - 100.0 * (1.0 / 62) / (1.7 / 61)) + 0.0, 3.0);
+}
+
+TEST(Fusion, AuthorCapDemotesTheFourthItemOfOneAuthor) {
+  std::vector<model::Item> items;
+  for (int i = 0; i < 4; ++i) {
+    auto it = item("reddit", std::to_string(i), "tokio tip number " + std::to_string(i), "", kAsOf, {{"score", 100.0 - i}});
+    it.author = "prolific";
+    items.push_back(it);
+  }
+  auto other = item("reddit", "x", "tokio tip from someone else", "", kAsOf, {{"score", 10}});
+  other.author = "quiet";
+  items.push_back(other);
+  auto c = corpus("tokio tip", items);
+  score(c);
+  fuse(c, {{"tokio tip", 1.0}}, {});
+  EXPECT_EQ(c.items.back().id, "reddit:3");
+  EXPECT_EQ(c.items[3].id, "reddit:x");
+}
+
+TEST(Rerank, UndatedItemsNeverOutrankDatedOnes) {
+  auto dated = item("hackernews", "d", "tokio something", "", kWindow.from, {{"points", 1}});
+  auto undated = item("hackernews", "u", "tokio tokio exact", "", std::nullopt, {{"points", 5000}});
+  auto c = corpus("tokio", {undated, dated});
+  score(c);
+  fuse(c, {{"tokio", 1.0}}, {});
+  rerank(c);
+  EXPECT_EQ(c.items[0].id, "hackernews:d");
+  EXPECT_LT(c.items[1].scores.final, c.items[0].scores.final);
+}
+
+TEST(Cluster, GroupsOneStoryAcrossSourcesAndLabelsUncertainty) {
+  auto c = corpus("openai", {item("hackernews", "1", "OpenAI announces Orion model with 1M context", "", kAsOf, {{"points", 800}}),
+                             item("reddit", "2", "Orion model from OpenAI: 1M context window is wild", "", kAsOf, {{"score", 3000}}),
+                             item("github", "3", "openai python sdk adds batch retries", "", kAsOf, {{"stars", 2}})});
+  score(c);
+  fuse(c, {{"openai", 1.0}}, {});
+  rerank(c);
+  auto clusters = cluster(c);
+  ASSERT_EQ(clusters.size(), 2u);
+  EXPECT_EQ(clusters[0].sources, (std::vector<std::string>{"hackernews", "reddit"}));
+  EXPECT_EQ(clusters[0].items.size(), 2u);
+  EXPECT_FALSE(clusters[0].uncertainty);
+  EXPECT_EQ(clusters[1].uncertainty, "thin-evidence");
+  for (const auto& it : c.items) EXPECT_FALSE(it.cluster.empty());
+}
+
+TEST(Outcome, NothingSolidAndEvidenceWarnings) {
+  std::vector<std::string> warnings;
+  std::vector<model::Item> weak{item("reddit", "1", "x")};
+  weak[0].scores = {0.3, 10, 5, 20};
+  EXPECT_EQ(decide_outcome(weak, {}, warnings), model::Outcome::nothing_solid);
+  EXPECT_NE(std::find_if(warnings.begin(), warnings.end(), [](auto& w) { return w.find("thin evidence") != std::string::npos; }),
+            warnings.end());
+
+  warnings.clear();
+  std::vector<model::Item> strong;
+  for (int i = 0; i < 6; ++i) {
+    strong.push_back(item("reddit", std::to_string(i), "x"));
+    strong.back().scores = {0.9, 90, 50, 70};
+  }
+  std::map<std::string, model::SourceStatus> status{{"reddit", {}}, {"arxiv", {model::SourceState::timeout, 0, "slow", 0, 1}}};
+  EXPECT_EQ(decide_outcome(strong, status, warnings), model::Outcome::ok);
+  auto has = [&](std::string_view s) {
+    return std::any_of(warnings.begin(), warnings.end(), [&](auto& w) { return w.find(s) != std::string::npos; });
+  };
+  EXPECT_TRUE(has("concentrated evidence"));
+  EXPECT_TRUE(has("arxiv (timeout)"));
+}
+
+TEST(Plan, DeterministicAndDepthBounded) {
+  auto a = make_plan("Rust vs Go for backend services", model::Depth::standard);
+  auto b = make_plan("Rust vs Go for backend services", model::Depth::standard);
+  ASSERT_EQ(a.sub_queries.size(), b.sub_queries.size());
+  for (std::size_t i = 0; i < a.sub_queries.size(); ++i) EXPECT_EQ(a.sub_queries[i].text, b.sub_queries[i].text);
+  EXPECT_EQ(a.intent, "comparison");
+  EXPECT_EQ(a.sub_queries[0].text, "Rust vs Go for backend services");
+  EXPECT_EQ(a.sub_queries[1].text, "rust");
+  EXPECT_EQ(a.sub_queries[2].text, "go for backend services");
+  for (auto d : {model::Depth::quick, model::Depth::standard, model::Depth::deep}) {
+    auto p = make_plan("how to profile tokio tasks in production", d);
+    EXPECT_GE(p.sub_queries.size(), 1u);
+    EXPECT_LE(static_cast<int>(p.sub_queries.size()), max_sub_queries(d));
+    EXPECT_EQ(p.intent, "howto");
+  }
+  EXPECT_EQ(make_plan("will the fed cut rates", model::Depth::quick).intent, "prediction");
+  EXPECT_EQ(make_plan("tokio", model::Depth::deep).sub_queries.size(), 1u);
+}
+
+TEST(Plan, HostPlanIsValidated) {
+  std::string err;
+  auto p = parse_host_plan(R"({"intent":"news","sub_queries":["a b",{"query":"c","weight":0.5}],"source_weights":{"hn":1.5}})", &err);
+  ASSERT_TRUE(p) << err;
+  EXPECT_EQ(p->sub_queries.size(), 2u);
+  EXPECT_EQ(p->sub_queries[1].weight, 0.5);
+  EXPECT_EQ(p->source_weights.at("hackernews"), 1.5);
+  EXPECT_TRUE(p->from_host);
+  EXPECT_FALSE(parse_host_plan("[1]", &err));
+  EXPECT_FALSE(parse_host_plan(R"({"sub_queries":[]})", &err));
+  EXPECT_FALSE(parse_host_plan(R"({"sub_queries":["a","b","c","d","e","f"]})", &err));
+  EXPECT_FALSE(parse_host_plan(R"({"sub_queries":["a"],"source_weights":{"myspace":1}})", &err));
+  EXPECT_NE(err.find("myspace"), std::string::npos);
+  EXPECT_FALSE(parse_host_plan(R"({"sub_queries":[{"query":"a","weight":-1}]})", &err));
+}
