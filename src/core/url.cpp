@@ -102,6 +102,24 @@ bool tracking_param(std::string_view name) {
 }
 }  // namespace
 
+std::string strip_tracking(std::string_view url) {
+  auto parsed = Url::parse(url);
+  if (!parsed || parsed->query.empty()) return std::string(url);
+  std::string query;
+  bool dropped = false;
+  for (auto& [k, v] : split_query(parsed->query)) {
+    if (tracking_param(k)) {
+      dropped = true;
+      continue;
+    }
+    if (!query.empty()) query += '&';
+    query += k + (v.empty() ? "" : "=" + v);
+  }
+  if (!dropped) return std::string(url);
+  parsed->query = query;
+  return parsed->str();
+}
+
 std::string canonical_url(std::string_view url) {
   auto parsed = Url::parse(url);
   if (!parsed) return lower_ascii(trim(url));

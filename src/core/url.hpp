@@ -26,6 +26,9 @@ struct Url {
 // Query parameters in order, values still percent-encoded.
 std::vector<std::pair<std::string, std::string>> split_query(std::string_view query);
 
+// The same URL without tracking parameters (utm_*, fbclid...): what a brief should cite.
+std::string strip_tracking(std::string_view url);
+
 // Canonical form used to fold cross-posts: no scheme, no www./m./old., no default
 // index pages, trailing slash, fragment or tracking parameters; host lower-cased.
 std::string canonical_url(std::string_view url);

@@ -23,7 +23,7 @@ void normalize(Corpus& c) {
       if (it.author->empty() || *it.author == "[deleted]") it.author.reset();
     }
     if (it.container) *it.container = core::sanitize_utf8(*it.container);
-    it.url = core::sanitize_utf8(core::trim(it.url));
+    it.url = core::strip_tracking(core::sanitize_utf8(core::trim(it.url)));
     // Negative or non-finite counts are upstream noise, not engagement.
     std::erase_if(it.engagement, [](const model::Engagement& e) { return !(e.value >= 0) || e.value > 1e15; });
     f.canonical_url = core::canonical_url(it.url);

@@ -61,6 +61,12 @@ TEST(Url, CanonicalFormFoldsCrossPosts) {
   EXPECT_NE(core::canonical_url("https://example.com/a"), core::canonical_url("https://example.com/b"));
 }
 
+TEST(Url, StripsTrackingParametersOnly) {
+  EXPECT_EQ(core::strip_tracking("https://tokio.rs/blog/x?utm_source=reddit&utm_medium=social"), "https://tokio.rs/blog/x");
+  EXPECT_EQ(core::strip_tracking("https://example.com/watch?v=1&fbclid=abc"), "https://example.com/watch?v=1");
+  EXPECT_EQ(core::strip_tracking("https://example.com/a?b=c"), "https://example.com/a?b=c");
+}
+
 TEST(Url, ResolvesRedirectTargets) {
   auto base = core::Url::parse("https://api.example.com/a/b?x=1");
   ASSERT_TRUE(base);

@@ -1,0 +1,256 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "fake_upstream.hpp"
+#include "fixture_fetcher.hpp"
+#include "sources/source.hpp"
+
+using namespace testing_support;
+using model::SourceState;
+
+namespace {
+
+const sources::Source& lobsters() { return *sources::find("lobsters"); }
+
+// The three listings a "rust async" search reads; anything else answers 404.
+void serve_listings(FixtureFetcher& f) {
+  f.on_body("lobste.rs/hottest.json", fixture("lobsters/hottest_2026-11-28.json"));
+  f.on_body("lobste.rs/newest.json", fixture("lobsters/newest_2026-11-28.json"));
+  f.on_body("lobste.rs/t/rust.json", fixture("lobsters/t_rust_2026-11-28.json"));
+}
+
+const model::Item* find_item(const sources::SourceResult& r, const std::string& id) {
+  auto it = std::find_if(r.items.begin(), r.items.end(), [&](const model::Item& i) { return i.id == id; });
+  return it == r.items.end() ? nullptr : &*it;
+}
+
+std::vector<std::string> ids_for(const sources::SourceResult& r, int subquery) {
+  std::vector<std::pair<int, std::string>> ranked;
+  for (const auto& i : r.items)
+    for (const auto& h : i.hits)
+      if (h.subquery == subquery) ranked.emplace_back(h.rank, i.id);
+  std::sort(ranked.begin(), ranked.end());
+  std::vector<std::string> out;
+  for (auto& [rank, id] : ranked) out.push_back(id);
+  return out;
+}
+
+}  // namespace
+
+TEST(Lobsters, FiltersListingsLocallyIntoItems) {
+  FixtureFetcher f;
+  serve_listings(f);
+  TestEnv t(f);
+  auto q = make_query("rust async", "2026-11-01", "2026-11-29");
+  q.sub_queries.push_back({"The Who", 0.5});
+  auto r = lobsters().search(q, t.env);
+  ASSERT_EQ(r.state, SourceState::ok) << r.reason;
+
+  // Order found across hottest, newest, then the tag page; duplicates once; the
+  // October story is outside the window; "cli001" lacks "async".
+  EXPECT_EQ(ids_for(r, 0),
+            (std::vector<std::string>{"lobsters:k3xq7w", "lobsters:t0k1o2", "lobsters:acl0sr", "lobsters:exec01"}));
+  // An all-stopword sub-query matches as a phrase on word boundaries ("The whole" does not count).
+  EXPECT_EQ(ids_for(r, 1), (std::vector<std::string>{"lobsters:zzwho1"}));
+  EXPECT_EQ(r.items.size(), 5u);
+
+  const auto* a = find_item(r, "lobsters:k3xq7w");
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->source, "lobsters");
+  EXPECT_EQ(a->title, "Async Rust in 2027: the roadmap");
+  EXPECT_EQ(a->url, "https://blog.rust-lang.org/inside-rust/2026/11/27/async-roadmap-2027.html");
+  EXPECT_EQ(a->discussion_url, "https://lobste.rs/s/k3xq7w/async_rust_2027_roadmap");
+  EXPECT_EQ(a->author, "tmandry");
+  EXPECT_EQ(a->container, "rust");
+  EXPECT_EQ(a->published_at, 1795792443);  // -06:00 offset honoured
+  EXPECT_EQ(a->engagement_value("score"), 54);
+  EXPECT_EQ(a->engagement_value("comment_count"), 21);
+  EXPECT_EQ(a->snippet, "");
+
+  const auto* tokio = find_item(r, "lobsters:t0k1o2");
+  ASSERT_NE(tokio, nullptr);
+  EXPECT_EQ(tokio->container, "rust, release");
+  EXPECT_EQ(tokio->author, "carllerche");
+  EXPECT_EQ(tokio->snippet, "The first major release of the async runtime since 2020.");
+  EXPECT_EQ(tokio->engagement_value("score"), 88);
+  EXPECT_EQ(tokio->engagement.size(), 1u);  // comment_count -1 is not a count: absent
+
+  const auto* closures = find_item(r, "lobsters:acl0sr");
+  ASSERT_NE(closures, nullptr);
+  EXPECT_EQ(closures->author, "compiler-errors");  // submitter_user as an object
+  EXPECT_EQ(closures->published_at, 1795258957);
+}
+
+TEST(Lobsters, TextPostIsItsOwnThread) {
+  FixtureFetcher f;
+  serve_listings(f);
+  TestEnv t(f);
+  auto r = lobsters().search(make_query("weekend plans", "2026-11-01", "2026-11-29"), t.env);
+  // "plans" is not in the story ("plan" is): all words must occur.
+  EXPECT_EQ(r.state, SourceState::no_results);
+  auto s = lobsters().search(make_query("doing this weekend", "2026-11-01", "2026-11-29"), t.env);
+  ASSERT_EQ(s.state, SourceState::ok) << s.reason;
+  ASSERT_EQ(s.items.size(), 1u);
+  const auto& i = s.items[0];
+  EXPECT_EQ(i.id, "lobsters:pq0zna");
+  EXPECT_EQ(i.url, "https://lobste.rs/s/pq0zna/what_are_you_doing_this_weekend");
+  EXPECT_FALSE(i.discussion_url.has_value());
+  EXPECT_EQ(i.engagement_value("score"), 12);  // numeric string
+  EXPECT_EQ(i.snippet.rfind("Feel free to tell what you plan on doing this weekend & even ask", 0), 0u) << i.snippet;
+}
+
+TEST(Lobsters, RequestsListingsAndNamedTags) {
+  FixtureFetcher f;
+  serve_listings(f);
+  TestEnv t(f);
+  auto q = make_query("rust async", "2026-11-01", "2026-11-29");
+  q.sub_queries.push_back({"zig c++ build", 0.5});
+  auto r = lobsters().search(q, t.env);
+  EXPECT_EQ(f.urls(), (std::vector<std::string>{"https://lobste.rs/hottest.json", "https://lobste.rs/newest.json",
+                                                "https://lobste.rs/t/rust.json", "https://lobste.rs/t/zig.json",
+                                                "https://lobste.rs/t/c%2B%2B.json"}));
+  // The unknown-to-the-fixture tags answered 404: skipped, not a partial failure.
+  EXPECT_EQ(r.state, SourceState::ok) << r.reason;
+  EXPECT_EQ(r.requests, 5);
+}
+
+TEST(Lobsters, DeepRunPagesNewestUntilBeforeTheWindow) {
+  FixtureFetcher f;
+  serve_listings(f);
+  f.on_body(
+      "lobste.rs/newest/page/2.json",
+      R"([{"short_id":"pg2new","short_id_url":"https://lobste.rs/s/pg2new","created_at":"2026-11-02T10:00:00.000-06:00",
+  "title":"Pin projections for async Rust","url":"https://example.dev/pin","score":5,"flags":0,"comment_count":1,
+  "description":"","description_plain":"","comments_url":"https://lobste.rs/s/pg2new/pin_projections","submitter_user":"withoutboats",
+  "user_is_author":true,"tags":["rust"]},
+ {"short_id":"pg2old","short_id_url":"https://lobste.rs/s/pg2old","created_at":"2026-10-30T10:00:00.000-05:00",
+  "title":"Async Rust, one year later","url":"https://example.dev/year","score":5,"flags":0,"comment_count":1,
+  "description":"","description_plain":"","comments_url":"https://lobste.rs/s/pg2old/one_year_later","submitter_user":"x",
+  "user_is_author":false,"tags":["rust"]}])");
+  TestEnv t(f);
+  auto q = make_query("rust async", "2026-11-01", "2026-11-29");
+  q.depth = model::Depth::deep;
+  auto r = lobsters().search(q, t.env);
+  ASSERT_EQ(r.state, SourceState::ok) << r.reason;
+  const auto urls = f.urls();
+  EXPECT_NE(std::find(urls.begin(), urls.end(), "https://lobste.rs/newest/page/2.json"), urls.end());
+  EXPECT_EQ(std::find(urls.begin(), urls.end(), "https://lobste.rs/newest/page/3.json"), urls.end());
+  EXPECT_NE(find_item(r, "lobsters:pg2new"), nullptr);
+  EXPECT_EQ(find_item(r, "lobsters:pg2old"), nullptr);  // before the window
+}
+
+TEST(Lobsters, LimitCapsEachSubQuery) {
+  FixtureFetcher f;
+  serve_listings(f);
+  TestEnv t(f);
+  auto q = make_query("rust", "2026-11-01", "2026-11-29");
+  q.limit = 2;
+  auto r = lobsters().search(q, t.env);
+  EXPECT_EQ(ids_for(r, 0), (std::vector<std::string>{"lobsters:k3xq7w", "lobsters:t0k1o2"}));
+}
+
+TEST(Lobsters, RealRecordedStoryParses) {
+  FixtureFetcher f;
+  f.on_body("lobste.rs/hottest.json", "[" + fixture("real/lobsters/s_tdfoqh_2025-02.json") + "]");
+  f.on_body("lobste.rs/newest.json", "[]");
+  TestEnv t(f);
+  auto r = lobsters().search(make_query("ranking comments", "2022-07-01", "2022-07-31"), t.env);
+  ASSERT_EQ(r.state, SourceState::ok) << r.reason;
+  ASSERT_EQ(r.items.size(), 1u);
+  const auto& i = r.items[0];
+  EXPECT_EQ(i.id, "lobsters:tdfoqh");
+  EXPECT_EQ(i.title, "Ranking comments by sum of replies' scores");
+  EXPECT_EQ(i.url, "https://lobste.rs/s/tdfoqh/ranking_comments_by_sum_replies_scores");  // text post
+  EXPECT_FALSE(i.discussion_url.has_value());
+  EXPECT_EQ(i.author, "gioele");
+  EXPECT_EQ(i.container, "meta");
+  EXPECT_EQ(i.published_at, 1658509619);
+  EXPECT_EQ(i.engagement_value("score"), 18);
+  EXPECT_EQ(i.engagement_value("comment_count"), 10);
+  EXPECT_EQ(i.snippet.rfind("There are often cases where comments with a poor score", 0), 0u) << i.snippet;
+  EXPECT_LE(i.snippet.size(), 403u);
+}
+
+TEST(Lobsters, ListingKeepsHottestInWindowAndDomain) {
+  FixtureFetcher f;
+  serve_listings(f);
+  TestEnv t(f);
+  sources::ListingQuery q;
+  q.window.from = 1793491200;  // 2026-11-01
+  q.window.to = 1795996799;    // 2026-11-29 end
+  auto all = lobsters().listing(q, t.env);
+  ASSERT_EQ(all.state, SourceState::ok) << all.reason;
+  EXPECT_EQ(ids_for(all, 0), (std::vector<std::string>{"lobsters:k3xq7w", "lobsters:pq0zna", "lobsters:f8m2ds",
+                                                       "lobsters:t0k1o2", "lobsters:zzwho1"}));
+  EXPECT_EQ(f.urls(), (std::vector<std::string>{"https://lobste.rs/hottest.json"}));
+
+  q.domain = "rust";
+  q.domain_terms = {"rust", "tokio"};
+  auto domain = lobsters().listing(q, t.env);
+  EXPECT_EQ(ids_for(domain, 0), (std::vector<std::string>{"lobsters:k3xq7w", "lobsters:t0k1o2"}));
+  EXPECT_TRUE(lobsters().has_listing());
+}
+
+TEST(Lobsters, HostileAnswersEndInAState) {
+  struct Case {
+    std::string body, type;
+    long status;
+    SourceState want;
+  };
+  const std::vector<Case> cases = {
+      {"[{\"short_id\":\"abc\",\"title\":", "application/json", 200, SourceState::schema_drift},  // truncated
+      {"", "application/json", 200, SourceState::schema_drift},
+      {"<!DOCTYPE html><html><body><h1>Lobsters is down</h1></body></html>", "text/html", 200,
+       SourceState::schema_drift},
+      {"<html><head><title>Just a moment...</title></head><body>cf-chl challenge-platform</body></html>", "text/html",
+       403, SourceState::rate_limited},
+      {"<html><body>Checking your browser (captcha)</body></html>", "text/html", 200, SourceState::rate_limited},
+      {"Retry later", "text/plain", 429, SourceState::rate_limited},
+      {"{\"error\":\"not found\"}", "application/json", 200, SourceState::schema_drift},  // object, not a list
+      {"[]", "application/json", 200, SourceState::no_results},
+      {"[null, 1, \"x\", {\"short_id\": 5, \"title\": [1]}]", "application/json", 200, SourceState::no_results},
+      {"[{\"short_id\":\"nan001\",\"title\":\"Rust NaN handling\",\"score\":\"NaN\",\"comment_count\":1e308,"
+       "\"created_at\":\"not a date\",\"tags\":\"rust\",\"submitter_user\":7}]",
+       "application/json", 200, SourceState::ok},  // odd values: kept, but nothing made up
+  };
+  for (const auto& c : cases) {
+    FixtureFetcher f;
+    f.on_body("lobste.rs/", c.body, c.type, c.status);
+    TestEnv t(f);
+    auto r = lobsters().search(make_query("rust", "2026-11-01", "2026-11-29"), t.env);
+    EXPECT_EQ(r.state, c.want) << c.body.substr(0, 60);
+    EXPECT_FALSE(r.state != SourceState::ok && r.reason.empty()) << "a degraded state needs a reason";
+    if (c.want == SourceState::ok) {
+      ASSERT_EQ(r.items.size(), 1u);
+      EXPECT_TRUE(r.items[0].engagement.empty());  // "NaN" and 1e308 are not counts
+      EXPECT_FALSE(r.items[0].published_at.has_value());
+      EXPECT_FALSE(r.items[0].author.has_value());
+      EXPECT_FALSE(r.items[0].container.has_value());
+    }
+  }
+}
+
+TEST(Lobsters, OneFailedListingIsPartial) {
+  FixtureFetcher f;
+  f.on_body("lobste.rs/hottest.json", fixture("lobsters/hottest_2026-11-28.json"));
+  f.on_body("lobste.rs/newest.json", "<html><body>502 Bad Gateway</body></html>", "text/html", 502);
+  TestEnv t(f);
+  auto r = lobsters().search(make_query("zig build", "2026-11-01", "2026-11-29"), t.env);
+  EXPECT_EQ(r.state, SourceState::partial);
+  EXPECT_FALSE(r.reason.empty());
+  EXPECT_EQ(r.items.size(), 1u);
+}
+
+TEST(Lobsters, TransportFailuresMapToStates) {
+  FixtureFetcher f;
+  f.on_error("lobste.rs", http::NetError::timeout);
+  TestEnv t(f);
+  auto r = lobsters().search(make_query("rust", "2026-11-01", "2026-11-29"), t.env);
+  EXPECT_EQ(r.state, SourceState::timeout);
+  EXPECT_FALSE(r.reason.empty());
+  FixtureFetcher g;
+  g.on_error("lobste.rs", http::NetError::unreachable);
+  TestEnv u(g);
+  EXPECT_EQ(lobsters().search(make_query("rust", "2026-11-01", "2026-11-29"), u.env).state, SourceState::unreachable);
+}

@@ -1,0 +1,41 @@
+#pragma once
+// A fake internet for the CLI tests: every real host of the seven keyless sources is
+// mapped to one FakeUpstream that answers from tests/fixtures/e2e in the real formats.
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "fake_upstream.hpp"
+#include "spawn.hpp"
+
+namespace testing_support {
+
+class Scenario {
+ public:
+  // override: return a reply to replace the fixture answer (hang, 429, ...), or nullopt.
+  using Override = std::function<std::optional<FakeReply>(const FakeRequest&)>;
+  explicit Scenario(Override override = nullptr);
+
+  FakeUpstream& fake() { return *fake_; }
+  // Environment for the spawned binary: host map, empty HOME/XDG dirs, no credentials.
+  std::map<std::string, std::string> env() const;
+  ProcessResult run(std::vector<std::string> args, std::chrono::milliseconds watchdog = std::chrono::milliseconds(60000));
+  const TempDir& home() const { return home_; }
+  // How many requests reached the fake under a path prefix ("/hn", "/gh"...).
+  int requests_under(const std::string& prefix) const;
+
+  static std::map<std::string, std::string> host_prefixes();
+
+ private:
+  FakeReply answer(const FakeRequest& r) const;
+  Override override_;
+  TempDir home_;
+  std::unique_ptr<FakeUpstream> fake_;
+};
+
+// Environment that points every source host at a port nobody listens on.
+std::map<std::string, std::string> offline_env(const TempDir& home);
+
+}  // namespace testing_support
