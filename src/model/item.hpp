@@ -24,10 +24,12 @@ struct Scores {
   double final = 0;       // 0..100
 };
 
-struct Sighting {  // a folded duplicate or cross-post
+struct Sighting {  // a folded duplicate or cross-post, with its own evidence
   std::string source;
   std::string url;
   std::string title;
+  std::optional<std::string> discussion_url;
+  std::vector<Engagement> engagement;
 };
 
 struct Item {

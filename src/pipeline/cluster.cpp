@@ -105,7 +105,7 @@ std::vector<model::Cluster> cluster(Corpus& c) {
       for (const auto& s : it.also_seen) sources.insert(s.source);
     }
     cl.sources.assign(sources.begin(), sources.end());
-    cl.score = seed.scores.final + kSourceBonus * static_cast<double>(std::min<std::size_t>(sources.size() - 1, 3));
+    cl.score = std::min(100.0, seed.scores.final + kSourceBonus * static_cast<double>(std::min<std::size_t>(sources.size() - 1, 3)));
     if (evidence == 1 && seed.scores.engagement < kThinEngagement) cl.uncertainty = "thin-evidence";
     else if (sources.size() == 1) cl.uncertainty = "single-source";
     out.push_back(std::move(cl));

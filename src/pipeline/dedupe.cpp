@@ -59,7 +59,7 @@ std::uint64_t exact_key(const std::vector<TokenId>& tokens) {
 }
 
 void fold_into(model::Item& keep, model::Item& dup) {
-  keep.also_seen.push_back({dup.source, dup.url, dup.title});
+  keep.also_seen.push_back({dup.source, dup.url, dup.title, dup.discussion_url, dup.engagement});
   for (auto& s : dup.also_seen) keep.also_seen.push_back(std::move(s));
   for (auto& h : dup.hits) keep.hits.push_back(std::move(h));
 }

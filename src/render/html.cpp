@@ -64,7 +64,7 @@ std::string research_html(const model::Report& r) {
                        esc(srcs), c.uncertainty ? " · " + esc(*c.uncertainty) : "");
     for (const auto& id : c.items) {
       const auto* it = items.at(id);
-      const std::string eng = engagement_summary(*it);
+      const std::string eng = engagement_summary(it->engagement);
       out += fmt::format("<li>{} — {}{} · {}{}", link(it->url, it->title), esc(it->source), eng.empty() ? "" : " · " + esc(eng),
                          it->published_at ? core::format_date(*it->published_at) : "undated",
                          it->discussion_url ? " · " + link(*it->discussion_url, "discussion") : "");

@@ -26,7 +26,11 @@ ojson item_json(const model::Item& it) {
   ojson eng = ojson::object();
   for (const auto& e : it.engagement) eng[e.field] = number(e.value);
   ojson also = ojson::array();
-  for (const auto& s : it.also_seen) also.push_back({{"source", s.source}, {"url", s.url}, {"title", s.title}});
+  for (const auto& s : it.also_seen) {
+    ojson se = ojson::object();
+    for (const auto& e : s.engagement) se[e.field] = number(e.value);
+    also.push_back({{"source", s.source}, {"url", s.url}, {"title", s.title}, {"discussion_url", opt(s.discussion_url)}, {"engagement", se}});
+  }
   return ojson{{"id", it.id},
                {"source", it.source},
                {"title", it.title},

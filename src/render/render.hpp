@@ -12,7 +12,7 @@ std::string research_markdown(const model::Report& r);
 std::string research_html(const model::Report& r);
 
 // Shared by the text renderers.
-std::string engagement_summary(const model::Item& item);  // "812 points · 411 comments"
+std::string engagement_summary(const std::vector<model::Engagement>& engagement);  // "812 points · 411 comments"
 std::string human_number(double v);                       // 1234 -> "1.2k"
 
 }  // namespace render

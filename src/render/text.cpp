@@ -35,9 +35,9 @@ std::string field_label(std::string_view field) {
 
 }  // namespace
 
-std::string engagement_summary(const model::Item& item) {
+std::string engagement_summary(const std::vector<model::Engagement>& engagement) {
   std::string out;
-  for (const auto& e : item.engagement) {
+  for (const auto& e : engagement) {
     std::string part;
     if (e.field == "upvote_ratio" || e.field == "odds") part = fmt::format("{:.0f}% {}", e.value * 100, field_label(e.field));
     else if (e.field.find("volume") != std::string::npos || e.field == "liquidity") part = "$" + human_number(e.value) + " " + field_label(e.field);
@@ -99,13 +99,16 @@ std::string research_compact(const model::Report& r) {
                        c.uncertainty ? " · " + *c.uncertainty : "");
     for (std::size_t m = 0; m < c.items.size() && m < kItemsPerCluster; ++m) {
       const auto* it = items.at(c.items[m]);
-      const std::string eng = engagement_summary(*it);
+      const std::string eng = engagement_summary(it->engagement);
       out += fmt::format("    - {} — {}{}{} · {}\n", it->title, it->source, it->container ? " " + *it->container : "",
                          eng.empty() ? "" : " · " + eng, date_of(*it));
       out += fmt::format("      {}\n", it->url);
       if (it->discussion_url) out += fmt::format("      discussion: {}\n", *it->discussion_url);
-      for (const auto& s : it->also_seen)
-        if (s.source != it->source) out += fmt::format("      also on {}: {}\n", s.source, s.url);
+      for (const auto& s : it->also_seen) {
+        const std::string se = engagement_summary(s.engagement);
+        const std::string& where = s.discussion_url ? *s.discussion_url : s.url;
+        out += fmt::format("      also on {}{}: {}\n", s.source, se.empty() ? "" : " · " + se, where);
+      }
     }
     if (c.items.size() > kItemsPerCluster) out += fmt::format("      (+{} more)\n", c.items.size() - kItemsPerCluster);
   }
@@ -164,7 +167,7 @@ std::string research_markdown(const model::Report& r) {
                        c.uncertainty ? " · " + *c.uncertainty : "");
     for (std::size_t m = 0; m < c.items.size() && m < kItemsPerCluster; ++m) {
       const auto* it = items.at(c.items[m]);
-      const std::string eng = engagement_summary(*it);
+      const std::string eng = engagement_summary(it->engagement);
       out += fmt::format("- [{}]({}) — {}{} · {}{}\n", md_escape(it->title), md_url(it->url), it->source,
                          eng.empty() ? "" : " · " + eng, date_of(*it),
                          it->discussion_url ? fmt::format(" · [discussion]({})", md_url(*it->discussion_url)) : "");
