@@ -30,12 +30,8 @@ std::optional<core::UnixSeconds> replay_clock(const std::string& dir) {
   return j["now"].get<core::UnixSeconds>();
 }
 
-bool write_record_meta(const std::string& dir, core::UnixSeconds now) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  std::ofstream f(fs::path(dir) / kRunMeta, std::ios::trunc);
-  f << nlohmann::json{{"now", now}, {"version", L30_VERSION}}.dump(1) << "\n";
-  return static_cast<bool>(f);
+bool write_record_meta(const std::string& dir, core::UnixSeconds now, const persist::Writer& writer) {
+  return writer.write(fs::path(dir) / kRunMeta, nlohmann::json{{"now", now}, {"version", L30_VERSION}}.dump(1) + "\n");
 }
 
 }  // namespace
@@ -49,6 +45,8 @@ int run(int argc, const char* const* argv) {
   }
   Options& o = *parsed.options;
   core::log::set_quiet(o.quiet);
+  // The one Writer of the process: only commands run from here may write files.
+  const persist::Writer writer;
 
   RunContext ctx{core::Config::from_process(), wall_now, nullptr};
   core::log::set_secrets(ctx.config.secret_values());
@@ -60,7 +58,7 @@ int run(int argc, const char* const* argv) {
     }
     if (auto t = replay_clock(o.replay_dir)) ctx.now = *t;
   }
-  if (!o.record_dir.empty() && !write_record_meta(o.record_dir, ctx.now)) {
+  if (!o.record_dir.empty() && !write_record_meta(o.record_dir, ctx.now, writer)) {
     std::fprintf(stderr, "last30days: --record: cannot write to '%s'\n", o.record_dir.c_str());
     return 2;
   }
@@ -86,9 +84,9 @@ int run(int argc, const char* const* argv) {
   }
 
   switch (o.command) {
-    case Command::research: return research_command(o, ctx);
-    case Command::discover: return discover_command(o, ctx);
-    case Command::doctor: return doctor_command(o, ctx);
+    case Command::research: return research_command(o, ctx, writer);
+    case Command::discover: return discover_command(o, ctx, writer);
+    case Command::doctor: return doctor_command(o, ctx, writer);
     case Command::library:
     case Command::watch:
       std::fprintf(stderr, "last30days: '%s' needs the research store, which this build does not include yet\n",

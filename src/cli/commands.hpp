@@ -7,6 +7,7 @@
 #include "core/config.hpp"
 #include "http/client.hpp"
 #include "model/report.hpp"
+#include "persist/writer.hpp"
 
 namespace cli {
 
@@ -16,12 +17,12 @@ struct RunContext {
   std::shared_ptr<http::Client> client;
 };
 
-int research_command(const Options& o, RunContext& ctx);
-int discover_command(const Options& o, RunContext& ctx);
-int doctor_command(const Options& o, RunContext& ctx);
+int research_command(const Options& o, RunContext& ctx, const persist::Writer& writer);
+int discover_command(const Options& o, RunContext& ctx, const persist::Writer& writer);
+int doctor_command(const Options& o, RunContext& ctx, const persist::Writer& writer);
 
 // Writes the rendered output to --output or stdout. False (with a message) on failure.
-bool emit_output(const Options& o, const std::string& text);
+bool emit_output(const Options& o, const std::string& text, const persist::Writer& writer);
 // Exit code for a finished run: 3 under --strict when a source is degraded.
 int exit_code_for(const Options& o, const std::map<std::string, model::SourceStatus>& status);
 

@@ -1,12 +1,205 @@
+// --discover: one-shot, or one leg of the host-judged protocol.
+#include <fmt/format.h>
+
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
 
 #include "cli/commands.hpp"
+#include "core/log.hpp"
+#include "discover/discover.hpp"
+#include "discover/protocol.hpp"
+#include "discover/topics.hpp"
+#include "pipeline/client_fetcher.hpp"
+#include "render/render.hpp"
 
 namespace cli {
 
-int discover_command(const Options&, RunContext&) {
-  std::fprintf(stderr, "last30days: --discover is not implemented yet\n");
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kDefaultDiscoveryDays = 7;  // "spiking now": a week unless --days says otherwise
+
+int usage(const std::string& message) {
+  std::fprintf(stderr, "last30days: %s\n", message.c_str());
   return 2;
+}
+
+std::optional<std::string> slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  if (!f) return std::nullopt;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Protocol files live in --save-dir when given, else in the config dir.
+fs::path protocol_dir(const Options& o, const core::Config& cfg) {
+  return o.save_dir.empty() ? fs::path(cfg.config_dir()) : fs::path(o.save_dir);
+}
+
+std::vector<const sources::Source*> allowed_sources(const Options& o) {
+  std::vector<const sources::Source*> out;
+  for (const auto* s : sources::all())
+    if (o.sources.empty() || std::find(o.sources.begin(), o.sources.end(), s->id()) != o.sources.end()) out.push_back(s);
+  return out;
+}
+
+discover::Tier apply_overrides(discover::Tier t, const Options& o) {
+  if (o.enrich_budget) t.budget_seconds = *o.enrich_budget;
+  if (o.enrich_workers) t.max_workers = *o.enrich_workers;
+  return t;
+}
+
+discover::EnrichPlan make_plan(const Options& o, RunContext& ctx, discover::Tier tier,
+                               std::vector<const sources::Source*> srcs) {
+  discover::EnrichPlan plan;
+  plan.tier = apply_overrides(std::move(tier), o);
+  plan.sources = std::move(srcs);
+  plan.config = std::make_shared<const core::Config>(ctx.config);
+  plan.client = ctx.client;
+  return plan;
+}
+
+std::string render_report(const Options& o, const model::DiscoveryReport& r) {
+  switch (o.emit) {
+    case Emit::json: return render::discovery_json(r);
+    case Emit::md: return render::discovery_markdown(r);
+    default: return render::discovery_compact(r);
+  }
+}
+
+discover::Nominations run_nominations(const Options& o, RunContext& ctx, const model::Window& window) {
+  pipeline::ClientFetcher fetcher(ctx.client);
+  const auto budget = o.timeout_seconds ? core::Millis(static_cast<long long>(*o.timeout_seconds * 1000)) : core::Millis(25000);
+  const pipeline::ResearchEnv env{ctx.config, fetcher, core::Deadline::in(budget), {}};
+  core::log::progress("nominating from listings{}", o.domain.empty() ? "" : " in " + o.domain);
+  return discover::nominate(o.domain, window, ctx.now, allowed_sources(o), env);
+}
+
+int one_shot(const Options& o, RunContext& ctx, const persist::Writer& writer) {
+  const auto window = model::Window::ending(ctx.now, o.days_set ? o.days : kDefaultDiscoveryDays);
+  auto noms = run_nominations(o, ctx, window);
+  std::vector<double> score;
+  for (const auto& t : noms.topics) score.push_back(t.velocity);
+  auto plan = make_plan(o, ctx, o.discover_shallow ? discover::shallow_tier() : discover::one_shot_tier(), allowed_sources(o));
+  auto report = discover::enrich_and_select(std::move(noms.topics), score, plan, window, ctx.now);
+  report.domain = o.domain;
+  report.source_status = std::move(noms.status);
+  report.nomination_ms = noms.elapsed_ms;
+  if (!emit_output(o, render_report(o, report), writer)) return 2;
+  return exit_code_for(o, report.source_status);
+}
+
+int nominate_only(const Options& o, RunContext& ctx, const persist::Writer& writer) {
+  const auto window = model::Window::ending(ctx.now, o.days_set ? o.days : kDefaultDiscoveryDays);
+  auto noms = run_nominations(o, ctx, window);
+  discover::Bundle b;
+  b.bundle_id = discover::new_bundle_id();
+  b.tier = o.discover_shallow ? "shallow" : "deep";
+  b.domain = o.domain;
+  b.window = window;
+  b.now = ctx.now;
+  b.created_wall = core::now_unix();
+  b.replay = !o.replay_dir.empty();
+  for (const auto* s : allowed_sources(o)) b.sources.emplace_back(s->id());
+  b.source_status = noms.status;
+  noms.topics.resize(std::min(noms.topics.size(), discover::kNominations));
+  b.nominations = noms.topics;
+  const fs::path path = protocol_dir(o, ctx.config) / discover::kNominationsFile;
+  const std::string doc = discover::bundle_to_json(b);
+  if (!writer.write(path, doc)) return usage(fmt::format("--nominate-only: cannot write {}", path.string()));
+  core::log::info("wrote {} nominations to {}", b.nominations.size(), path.string());
+  const std::string out = o.emit == Emit::json ? doc : render::nominations_compact(b.bundle_id, b.nominations, path.string());
+  if (!emit_output(o, out, writer)) return 2;
+  return exit_code_for(o, b.source_status);
+}
+
+int judgments_leg(const Options& o, RunContext& ctx, const persist::Writer& writer) {
+  const fs::path dir = protocol_dir(o, ctx.config);
+  const auto bundle_text = slurp(dir / discover::kNominationsFile);
+  if (!bundle_text)
+    return usage(fmt::format("--judgments: no {} in {}: run last30days --discover --nominate-only first",
+                             discover::kNominationsFile, dir.string()));
+  std::string error;
+  auto bundle = discover::bundle_from_json(*bundle_text, &error);
+  if (!bundle) return usage(error);
+  const auto judgments_text = slurp(o.judgments_file);
+  if (!judgments_text) return usage(fmt::format("--judgments: cannot read '{}'", o.judgments_file));
+  auto judgments = discover::parse_judgments(*judgments_text, &error);
+  if (!judgments) return usage(error);
+  if (auto bad = discover::check_bundle(*bundle, judgments->bundle_id, core::now_unix(), !o.replay_dir.empty(), "--judgments"))
+    return usage(*bad);
+
+  std::map<std::string, model::Topic*> by_id;
+  for (auto& t : bundle->nominations) by_id[t.id] = &t;
+  for (const auto& jd : judgments->items) {
+    auto it = by_id.find(jd.id);
+    if (it == by_id.end()) return usage(fmt::format("--judgments: '{}' is not a nomination of bundle {}", jd.id, bundle->bundle_id));
+    auto& t = *it->second;
+    if (jd.name) t.name = *jd.name;
+    if (jd.junk) t.junk = *jd.junk;
+    if (jd.worthiness) t.worthiness = *jd.worthiness;
+  }
+  std::vector<double> score;
+  for (const auto& t : bundle->nominations) score.push_back(discover::blended_score(t.velocity, t.worthiness));
+  std::vector<const sources::Source*> srcs;
+  for (const auto& id : bundle->sources)
+    if (const auto* s = sources::find(id)) srcs.push_back(s);
+  const auto env_budget = ctx.config.get("LAST30DAYS_ENRICH_BUDGET_SECONDS");
+  const auto tier = bundle->tier == "shallow" ? discover::shallow_tier()
+                                              : discover::deep_tier(env_budget ? std::optional<std::string_view>(*env_budget) : std::nullopt);
+  auto plan = make_plan(o, ctx, tier, srcs);
+  // Scored on the bundle's window and clock, not on the clock at resume time.
+  auto report = discover::enrich_and_select(bundle->nominations, score, plan, bundle->window, bundle->now);
+  report.domain = bundle->domain;
+  report.source_status = bundle->source_status;
+  report.bundle_id = bundle->bundle_id;
+  const fs::path pending = dir / discover::kPendingFile;
+  if (!writer.write(pending, discover::pending_to_json(*bundle, report)))
+    return usage(fmt::format("--judgments: cannot write {}", pending.string()));
+  core::log::info("wrote {}; next: last30days --discover --finalize --angles FILE", pending.string());
+  if (!emit_output(o, render_report(o, report), writer)) return 2;
+  return exit_code_for(o, report.source_status);
+}
+
+int finalize_leg(const Options& o, RunContext& ctx, const persist::Writer& writer) {
+  const fs::path dir = protocol_dir(o, ctx.config);
+  const auto text = slurp(dir / discover::kPendingFile);
+  if (!text)
+    return usage(fmt::format("--finalize: no {} in {}: run the --judgments leg first", discover::kPendingFile, dir.string()));
+  std::string error;
+  auto pending = discover::pending_from_json(*text, &error);
+  if (!pending) return usage("--finalize: " + error);
+  auto& [bundle, report] = *pending;
+  const auto angles_text = slurp(o.angles_file);
+  if (!angles_text) return usage(fmt::format("--angles: cannot read '{}'", o.angles_file));
+  auto angles = discover::parse_angles(*angles_text, &error);
+  if (!angles) return usage(error);
+  // Offline: replay/live mixing cannot matter here, so only id and age are checked.
+  if (auto bad = discover::check_bundle(bundle, angles->bundle_id, core::now_unix(), bundle.replay, "--angles"))
+    return usage(*bad);
+  for (const auto& [key, kinds] : angles->by_topic) {
+    auto it = std::find_if(report.results.begin(), report.results.end(),
+                           [&](const model::Topic& t) { return t.id == key || t.name == key; });
+    if (it == report.results.end())
+      return usage(fmt::format("--angles: '{}' is not a result of bundle {}", key, bundle.bundle_id));
+    for (const auto& [kind, value] : kinds) it->angles[kind] = value;
+  }
+  if (!emit_output(o, render_report(o, report), writer)) return 2;
+  return exit_code_for(o, report.source_status);
+}
+
+}  // namespace
+
+int discover_command(const Options& o, RunContext& ctx, const persist::Writer& writer) {
+  if (o.nominate_only) return nominate_only(o, ctx, writer);
+  if (!o.judgments_file.empty()) return judgments_leg(o, ctx, writer);
+  if (o.finalize) return finalize_leg(o, ctx, writer);
+  return one_shot(o, ctx, writer);
 }
 
 }  // namespace cli

@@ -131,6 +131,7 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   if (days) {
     if (*days < 1 || *days > 365) return usage_error("--days must be between 1 and 365");
     o.days = *days;
+    o.days_set = true;
   }
   if (!as_of.empty()) {
     if (discovering) return usage_error("--as-of is not supported with --discover: discovery is about now");

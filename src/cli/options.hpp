@@ -16,6 +16,7 @@ struct Options {
   Command command = Command::research;
   std::string topic;
   int days = 30;
+  bool days_set = false;  // discovery defaults to a shorter window
   std::optional<core::UnixSeconds> as_of;  // UTC midnight of the as-of day
   model::Depth depth = model::Depth::standard;
   std::vector<std::string> sources;  // validated ids; empty = all

@@ -2,7 +2,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include "cli/commands.hpp"
 #include "core/log.hpp"
@@ -16,17 +15,14 @@ namespace cli {
 
 namespace fs = std::filesystem;
 
-bool emit_output(const Options& o, const std::string& text) {
-  const std::string clean = core::log::redact(text);
+bool emit_output(const Options& o, const std::string& text, const persist::Writer& writer) {
   if (o.output_file.empty()) {
+    const std::string clean = core::log::redact(text);
     std::fwrite(clean.data(), 1, clean.size(), stdout);
     std::fflush(stdout);
     return true;
   }
-  std::ofstream f(o.output_file, std::ios::binary | std::ios::trunc);
-  f << clean;
-  f.close();
-  if (!f) {
+  if (!writer.write(o.output_file, text)) {
     std::fprintf(stderr, "last30days: cannot write --output '%s'\n", o.output_file.c_str());
     return false;
   }
@@ -58,26 +54,19 @@ std::string memory_dir(const Options& o, const core::Config& cfg) {
 }
 
 // Only the top-level research command saves; research runs themselves write nothing.
-bool save_brief(const Options& o, const core::Config& cfg, const model::Report& r) {
+bool save_brief(const Options& o, const core::Config& cfg, const model::Report& r, const persist::Writer& writer) {
   const fs::path dir = memory_dir(o, cfg);
-  std::error_code ec;
-  fs::create_directories(dir, ec);
   const std::string base = slug(r.topic) + "-raw";
-  std::ofstream md(dir / (base + ".md"), std::ios::trunc);
-  md << core::log::redact(render::research_markdown(r));
-  std::ofstream js(dir / (base + ".json"), std::ios::trunc);
-  js << core::log::redact(render::research_json(r));
-  if (!md || !js) {
-    core::log::warn("--save: cannot write to {}", dir.string());
+  if (!writer.write(dir / (base + ".md"), render::research_markdown(r)) ||
+      !writer.write(dir / (base + ".json"), render::research_json(r)))
     return false;
-  }
   core::log::info("saved {}", (dir / base).string() + ".{md,json}");
   return true;
 }
 
 }  // namespace
 
-int research_command(const Options& o, RunContext& ctx) {
+int research_command(const Options& o, RunContext& ctx, const persist::Writer& writer) {
   if (o.store) {
     std::fprintf(stderr, "last30days: --store needs the research store, which this build does not include yet\n");
     return 2;
@@ -114,12 +103,12 @@ int research_command(const Options& o, RunContext& ctx) {
     case Emit::json: text = render::research_json(report); break;
     case Emit::html: text = render::research_html(report); break;
   }
-  if (!emit_output(o, text)) return 2;
-  if (o.save) save_brief(o, ctx.config, report);
+  if (!emit_output(o, text, writer)) return 2;
+  if (o.save) save_brief(o, ctx.config, report, writer);
   return exit_code_for(o, report.source_status);
 }
 
-int doctor_command(const Options& o, RunContext& ctx) {
+int doctor_command(const Options& o, RunContext& ctx, const persist::Writer& writer) {
   // A real probe: one quick search per source, so the answer reflects the network now.
   pipeline::ResearchSpec spec;
   spec.topic = "open source";
@@ -157,7 +146,7 @@ int doctor_command(const Options& o, RunContext& ctx) {
     if (!hint.empty()) out += fmt::format("  {:<14} fix: {}\n", "", hint);
   }
   out += fmt::format("{} of {} sources answered. Config file: {}\n", healthy, spec.sources.size(), ctx.config.env_file_path());
-  if (!emit_output(o, out)) return 2;
+  if (!emit_output(o, out, writer)) return 2;
   return exit_code_for(o, fetched.status);
 }
 

@@ -21,3 +21,18 @@ Window Window::ending(core::UnixSeconds as_of_day, int days) {
 }
 
 }  // namespace model
+
+#include "model/discovery.hpp"
+
+namespace model {
+
+std::string_view to_string(EnrichStatus s) {
+  switch (s) {
+    case EnrichStatus::enriched: return "enriched";
+    case EnrichStatus::nomination_only: return "nomination-only";
+    case EnrichStatus::failed: return "failed";
+  }
+  return "failed";
+}
+
+}  // namespace model

@@ -23,11 +23,21 @@ std::string normalize_token(std::string_view token) {
   return t;
 }
 
+namespace {
+bool all_digits(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+}  // namespace
+
 std::vector<TokenId> token_set(std::string_view text, TokenDict& dict) {
   std::vector<TokenId> out;
-  for (const auto& raw : core::tokenize(text)) {
-    if (core::is_stopword(raw)) continue;
-    out.push_back(dict.intern(normalize_token(raw)));
+  const auto raw = core::tokenize(text);
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (core::is_stopword(raw[i])) continue;
+    out.push_back(dict.intern(normalize_token(raw[i])));
+    // "GPT-6", "iPhone 17": the name-number pair is the entity; alone the number is noise.
+    if (i > 0 && all_digits(raw[i]) && raw[i].size() <= 3 && !all_digits(raw[i - 1]) && !core::is_stopword(raw[i - 1]))
+      out.push_back(dict.intern(raw[i - 1] + raw[i]));
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

@@ -1,0 +1,107 @@
+#include "discover/discover.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/log.hpp"
+#include "discover/topics.hpp"
+
+namespace discover {
+
+namespace {
+constexpr int kListingLimit = 30;
+constexpr core::Millis kListingBudget{20000};
+}  // namespace
+
+Nominations nominate(const std::string& domain, const model::Window& window, core::UnixSeconds now,
+                     const std::vector<const sources::Source*>& allowed, const pipeline::ResearchEnv& env) {
+  const auto t0 = core::Clock::now();
+  std::vector<const sources::Source*> listers;
+  for (const auto* s : allowed)
+    if (s->has_listing()) listers.push_back(s);
+  sources::ListingQuery q;
+  q.window = window;
+  q.domain = domain;
+  q.domain_terms = domain.empty() ? std::vector<std::string>{} : domain_terms(domain);
+  q.limit = kListingLimit;
+  auto fetched = pipeline::fetch_all(listers, env, kListingBudget,
+                                     [&](const sources::Source& s, sources::Env& senv) { return s.listing(q, senv); });
+  if (!domain.empty()) {
+    // Domain runs keep only items that carry a non-generic domain term.
+    std::erase_if(fetched.items, [&](const model::Item& it) { return !matches_domain(it, q.domain_terms); });
+  }
+  Nominations out;
+  out.status = std::move(fetched.status);
+  out.topics = group_topics(std::move(fetched.items), now, window);
+  std::map<std::string, int> per_source;
+  for (const auto& t : out.topics)
+    for (const auto& s : t.seeds) ++per_source[s.source];
+  for (auto& [id, st] : out.status) {
+    st.items = per_source[id];
+    if (st.state == model::SourceState::ok && st.items == 0) {
+      st.state = model::SourceState::no_results;
+      st.reason = domain.empty() ? "listing was empty in the window" : "nothing in the listing matched the domain";
+    }
+  }
+  out.elapsed_ms = static_cast<long>(std::chrono::duration_cast<core::Millis>(core::Clock::now() - t0).count());
+  return out;
+}
+
+model::DiscoveryReport enrich_and_select(std::vector<model::Topic> topics, const std::vector<double>& score,
+                                         const EnrichPlan& plan, const model::Window& window, core::UnixSeconds now) {
+  model::DiscoveryReport report;
+  report.window = window;
+  report.generated_at = now;
+  report.enrichment = {plan.tier.name, plan.tier.depth, plan.tier.max_workers, plan.tier.budget_seconds, 0};
+
+  std::vector<std::size_t> order(topics.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return score[a] > score[b]; });
+  std::vector<std::size_t> chosen(order.begin(), order.begin() + static_cast<long>(std::min<std::size_t>(order.size(), kMaxEnriched)));
+  std::vector<SubRunContext> tasks;
+  for (std::size_t k : chosen) {
+    SubRunContext ctx;
+    ctx.topic = topics[k].name;
+    ctx.window = window;
+    ctx.depth = plan.tier.depth;
+    ctx.now = now;
+    ctx.sources = plan.sources;
+    ctx.config = plan.config;
+    ctx.client = plan.client;
+    tasks.push_back(std::move(ctx));
+  }
+  BatchOptions opts;
+  opts.max_workers = plan.tier.max_workers;
+  opts.budget = core::Millis(static_cast<long long>(plan.tier.budget_seconds * 1000));
+  core::log::progress("enriching {} topics: {} workers, {:.0f} s budget", tasks.size(), opts.max_workers,
+                      plan.tier.budget_seconds);
+  auto batch = enrich_batch(std::move(tasks), plan.run, opts);
+  report.enrichment.elapsed_ms = batch.elapsed_ms;
+  for (std::size_t j = 0; j < chosen.size(); ++j) {
+    auto& t = topics[chosen[j]];
+    t.enrichment = std::move(batch.outcomes[j]);
+    if (t.enrichment.status == model::EnrichStatus::nomination_only)
+      core::log::warn("enrichment budget exhausted before \"{}\" finished: reporting it from its nomination only", t.name);
+    else if (t.enrichment.status == model::EnrichStatus::failed)
+      core::log::warn("enrichment of \"{}\" failed: {}", t.name, t.enrichment.error.value_or("unknown error"));
+  }
+  if (batch.abandoned > 0)
+    report.warnings.push_back(fmt::format("{} enrichment sub-run{} ignored cancellation and {} abandoned at the deadline",
+                                          batch.abandoned, batch.abandoned == 1 ? "" : "s", batch.abandoned == 1 ? "was" : "were"));
+
+  auto sel = select_topics(std::move(topics), score);
+  report.results = std::move(sel.survivors);
+  report.weak_signal = std::move(sel.weak_signal);
+  report.outcome = report.results.empty() ? model::Outcome::nothing_solid : model::Outcome::ok;
+  if (report.results.empty())
+    report.warnings.push_back(report.weak_signal ? fmt::format("nothing solid: the closest weak signal is \"{}\" ({})",
+                                                               report.weak_signal->name, report.weak_signal->reason)
+                                                 : std::string("nothing solid: the listings returned nothing to rank"));
+  else if (report.results.size() < 5)
+    report.warnings.push_back(fmt::format("only {} topic{} cleared the floor", report.results.size(), report.results.size() == 1 ? "" : "s"));
+  return report;
+}
+
+}  // namespace discover

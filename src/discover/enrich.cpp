@@ -1,0 +1,176 @@
+#include "discover/enrich.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <condition_variable>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#include "core/exit.hpp"
+#include "core/text.hpp"
+#include "pipeline/client_fetcher.hpp"
+#include "pipeline/research.hpp"
+
+namespace discover {
+
+Tier one_shot_tier() { return {"one-shot", model::Depth::quick, 3, 240}; }
+Tier shallow_tier() { return {"shallow", model::Depth::quick, 3, 240}; }
+
+Tier deep_tier(std::optional<std::string_view> env_budget) {
+  Tier t{"deep", model::Depth::standard, 4, 450};
+  if (env_budget)
+    if (auto v = parse_budget_knob(*env_budget)) t.budget_seconds = *v;
+  return t;
+}
+
+std::optional<double> parse_budget_knob(std::string_view text) {
+  const std::string s(core::trim(text));
+  if (s.empty()) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(v) || v <= 0) return std::nullopt;
+  return v;
+}
+
+namespace {
+
+// Shared by the batch and its workers; a straggler's shared_ptr keeps it alive.
+struct BatchState {
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<SubRunContext> tasks;
+  SubRun run = nullptr;
+  std::vector<std::optional<model::TopicEnrichment>> done;
+  std::size_t next = 0;
+  int in_flight = 0;
+  int peak = 0;
+  int running = 0;         // worker threads alive
+  bool closed = false;     // the batch has returned: late results are dropped
+  bool abandoned = false;  // running workers are counted in core::live_stragglers()
+  std::stop_source stop;
+};
+
+model::TopicEnrichment from_report(const model::Report& r) {
+  model::TopicEnrichment e;
+  e.status = model::EnrichStatus::enriched;
+  e.items = static_cast<int>(r.items.size());
+  for (std::size_t i = 0; i < r.items.size() && i < 3; ++i) {
+    e.top_urls.push_back(r.items[i].url);
+    e.top_titles.push_back(r.items[i].title);
+  }
+  return e;
+}
+
+void worker(std::shared_ptr<BatchState> st) {
+  for (;;) {
+    std::size_t i = 0;
+    SubRunContext ctx;
+    {
+      std::lock_guard lock(st->mu);
+      if (st->closed || st->stop.stop_requested() || st->next >= st->tasks.size()) break;
+      i = st->next++;
+      ctx = st->tasks[i];
+      st->peak = std::max(st->peak, ++st->in_flight);
+    }
+    model::TopicEnrichment out;
+    try {
+      out = from_report(st->run(ctx, st->stop.get_token()));
+    } catch (const std::exception& e) {
+      out.status = model::EnrichStatus::failed;
+      out.error = e.what();
+    } catch (...) {
+      out.status = model::EnrichStatus::failed;
+      out.error = "sub-run failed with an unknown error";
+    }
+    {
+      std::lock_guard lock(st->mu);
+      --st->in_flight;
+      // A result that arrives after the deadline did not finish inside the budget.
+      if (!st->closed && !st->stop.stop_requested()) st->done[i] = std::move(out);
+    }
+    st->cv.notify_all();
+  }
+  std::lock_guard lock(st->mu);
+  --st->running;
+  if (st->abandoned) core::live_stragglers().fetch_sub(1);
+  st->cv.notify_all();
+}
+
+}  // namespace
+
+BatchResult enrich_batch(std::vector<SubRunContext> tasks, SubRun run, const BatchOptions& options) {
+  const auto t0 = core::Clock::now();
+  const auto deadline = t0 + options.budget;
+  auto st = std::make_shared<BatchState>();
+  st->run = run;
+  st->done.resize(tasks.size());
+  for (auto& t : tasks) t.deadline = core::Deadline::at(deadline);
+  st->tasks = std::move(tasks);
+  const std::size_t n = st->tasks.size();
+
+  // Detached on purpose: a joining thread (std::jthread, a joining pool, std::async's
+  // future) would tie the process exit to the slowest sub-run.
+  const int workers = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(std::max(1, options.max_workers)), n));
+  for (int w = 0; w < workers; ++w) {
+    {
+      std::lock_guard lock(st->mu);
+      ++st->running;
+    }
+    try {
+      std::thread(worker, st).detach();
+    } catch (const std::system_error&) {
+      std::lock_guard lock(st->mu);
+      --st->running;
+    }
+  }
+
+  std::unique_lock lock(st->mu);
+  const auto finished = [&] { return (st->next >= n || st->running == 0) && st->in_flight == 0; };
+  if (!st->cv.wait_until(lock, deadline, finished)) {
+    st->stop.request_stop();  // reaches every transfer of every in-flight sub-run
+    st->cv.wait_for(lock, options.grace, [&] { return st->in_flight == 0; });
+  }
+  st->closed = true;
+  BatchResult result;
+  if (st->running > 0) {
+    st->abandoned = true;
+    core::live_stragglers().fetch_add(st->running);
+    result.abandoned = st->in_flight;
+  }
+  result.peak_in_flight = st->peak;
+  result.outcomes.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (st->done[i]) {
+      result.outcomes.push_back(std::move(*st->done[i]));
+    } else if (st->running == 0 && st->next <= i && !st->stop.stop_requested()) {
+      model::TopicEnrichment e;  // no worker could be started
+      e.status = model::EnrichStatus::failed;
+      e.error = "could not start an enrichment worker";
+      result.outcomes.push_back(std::move(e));
+    } else {
+      model::TopicEnrichment e;
+      e.status = model::EnrichStatus::nomination_only;
+      e.error = std::string(kBudgetExhausted);
+      result.outcomes.push_back(std::move(e));
+    }
+  }
+  result.elapsed_ms = static_cast<long>(std::chrono::duration_cast<core::Millis>(core::Clock::now() - t0).count());
+  return result;
+}
+
+model::Report research_subrun(const SubRunContext& ctx, std::stop_token stop) {
+  pipeline::ClientFetcher fetcher(ctx.client);
+  pipeline::ResearchSpec spec;
+  spec.topic = ctx.topic;
+  spec.depth = ctx.depth;
+  spec.window = ctx.window;
+  spec.sources = ctx.sources;
+  spec.now = ctx.now;
+  const pipeline::ResearchEnv env{*ctx.config, fetcher, ctx.deadline, std::move(stop)};
+  return pipeline::run_research(spec, env);
+}
+
+}  // namespace discover

@@ -1,0 +1,93 @@
+#pragma once
+// Enrichment under a wall-clock budget that bounds the process (spec §6).
+//
+// The contract:
+//  - at most max_workers sub-runs are in flight at any moment;
+//  - at the steady-clock deadline every in-flight sub-run is cancelled: its stop
+//    token fires and the HTTP layer aborts the transfers and closes their sockets;
+//  - a sub-run that ignores cancellation is abandoned after a short grace: its
+//    worker is a detached thread that owns (through shared_ptr) everything it
+//    touches, so neither it nor static destruction can delay or crash the exit
+//    (core::exit_process skips static destructors while stragglers live);
+//  - a sub-run that throws is contained: that topic is "failed" with the message;
+//  - results keep the input order; late results are dropped, never half-applied.
+//
+// PRECONDITION THAT MAKES ABANDONING SAFE: sub-runs write nothing -- no save, no
+// store, no library sync, no cache. It is enforced by types, not by this comment:
+//  - a sub-run is a plain function pointer (SubRun), so it cannot capture state;
+//  - all it receives is a SubRunContext, which has no persist::Writer, no path and
+//    no store; persist::Writer cannot be copied or default-constructed, so a
+//    copyable context could not carry one (checked by the static_asserts below).
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "core/config.hpp"
+#include "core/deadline.hpp"
+#include "http/client.hpp"
+#include "model/discovery.hpp"
+#include "model/report.hpp"
+#include "persist/writer.hpp"
+#include "sources/source.hpp"
+
+namespace discover {
+
+struct Tier {
+  std::string name;  // "one-shot" | "shallow" | "deep"
+  model::Depth depth;
+  int max_workers;
+  double budget_seconds;
+};
+constexpr int kMaxEnriched = 6;  // topics that get a sub-run
+
+Tier one_shot_tier();
+Tier shallow_tier();  // keeps the one-shot constants
+// Deep resume tier; LAST30DAYS_ENRICH_BUDGET_SECONDS (the raw value, if set) overrides
+// the budget when it parses as a positive finite number.
+Tier deep_tier(std::optional<std::string_view> env_budget);
+// nullopt for blank, non-numeric, trailing junk, non-finite or <= 0.
+std::optional<double> parse_budget_knob(std::string_view text);
+
+struct SubRunContext {
+  std::string topic;
+  model::Window window;
+  model::Depth depth = model::Depth::quick;
+  core::UnixSeconds now = 0;
+  std::vector<const sources::Source*> sources;  // the registry's, alive for the process
+  std::shared_ptr<const core::Config> config;
+  std::shared_ptr<http::Client> client;          // a straggler keeps the client alive
+  core::Deadline deadline = core::Deadline::never();  // set by the batch: its own deadline
+};
+using SubRun = model::Report (*)(const SubRunContext&, std::stop_token);
+
+static_assert(std::is_copy_constructible_v<SubRunContext>);
+static_assert(!std::is_copy_constructible_v<persist::Writer> && !std::is_move_constructible_v<persist::Writer> &&
+                  !std::is_default_constructible_v<persist::Writer>,
+              "a Writer must not be able to travel into a sub-run context");
+
+struct BatchOptions {
+  int max_workers = 3;
+  core::Millis budget{240000};
+  core::Millis grace{300};  // after cancelling, how long to wait for workers to return
+};
+
+struct BatchResult {
+  std::vector<model::TopicEnrichment> outcomes;  // input order
+  long elapsed_ms = 0;
+  int abandoned = 0;       // workers still running when the batch returned
+  int peak_in_flight = 0;  // sub-runs running at once, at most max_workers
+};
+
+constexpr std::string_view kBudgetExhausted = "enrichment budget exhausted";
+
+// Runs every task through `run` under the budget. Never throws for a sub-run's sake.
+BatchResult enrich_batch(std::vector<SubRunContext> tasks, SubRun run, const BatchOptions& options);
+
+// The production sub-run: a research run at the context's depth, writing nothing.
+model::Report research_subrun(const SubRunContext& ctx, std::stop_token stop);
+
+}  // namespace discover
