@@ -225,7 +225,8 @@ const std::unordered_set<std::string_view>& stopwords() {
       "them", "then", "there", "these", "they", "this", "those", "to", "too", "up", "us", "was", "we",
       "were", "what", "when", "where", "which", "who", "why", "will", "with", "would", "you", "your",
       "about", "just", "all", "any", "some", "also", "how", "vs", "via", "s", "t", "am", "get", "got",
-      "should", "may", "might", "let", "lets", "im", "ive", "dont", "de", "la", "le", "el"};
+      "should", "may", "might", "let", "lets", "im", "ive", "dont", "de", "la", "le", "el", "across", "over", "under",
+      "after", "before", "between", "through", "during", "without", "within", "per", "while", "here", "very"};
   return kWords;
 }
 

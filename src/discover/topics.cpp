@@ -79,11 +79,12 @@ bool matches_domain(const model::Item& item, const std::vector<std::string>& ter
 
 namespace {
 
-constexpr std::size_t kMaxNameWords = 6;
+constexpr std::size_t kMaxClauseWords = 7;  // a short headline clause is kept whole
+constexpr std::size_t kMaxNameWords = 6;    // longer ones keep their content words
 constexpr std::size_t kMaxNameBytes = 60;
 
 std::string strip_prefixes(std::string title) {
-  for (std::string_view p : {"Show HN:", "Ask HN:", "Launch HN:", "Tell HN:", "[OC]", "PSA:", "Breaking:", "BREAKING:"}) {
+  for (std::string_view p : {"Show HN:", "Ask HN:", "Launch HN:", "Tell HN:", "[OC]", "PSA:", "Breaking:", "TIL that", "TIL:", "TIL"}) {
     if (core::starts_with_ci(title, p)) title = std::string(core::trim(std::string_view(title).substr(p.size())));
   }
   return title;
@@ -117,48 +118,66 @@ std::string norm_word(std::string_view w) {
 
 }  // namespace
 
-std::string distill_name(const std::vector<const model::Item*>& items) {
-  if (items.empty()) return {};
-  const std::string best = strip_prefixes(core::collapse_whitespace(items.front()->title));
-  // Words shared by several titles of the topic describe it best.
-  std::map<std::string, int> shared;
-  for (const auto* it : items) {
-    std::set<std::string> seen;
-    for (const auto& w : words_of(strip_prefixes(it->title))) seen.insert(norm_word(trim_punct(w)));
-    for (const auto& w : seen) ++shared[w];
+namespace {
+
+// The headline's subject: prefixes dropped, cut before ':' / ' - ' / ' | ' / '?' / ', '.
+std::vector<std::string> clause_words(const model::Item& it) {
+  std::string title = strip_prefixes(core::collapse_whitespace(it.title));
+  if (it.source == "github") {
+    // "owner/repo: description": the description is the readable part.
+    const auto colon = title.find(": ");
+    if (colon != std::string::npos && title.substr(0, colon).find('/') != std::string::npos) title = title.substr(colon + 2);
   }
-  // Headlines usually put the subject before ':' / ' - ' / ' | ' / '?'.
-  std::string clause = best;
-  for (std::string_view sep : {": ", " - ", " — ", " | ", " – ", "? "}) {
-    const auto pos = clause.find(sep);
-    if (pos != std::string::npos && words_of(clause.substr(0, pos)).size() >= 2) clause = clause.substr(0, pos);
+  for (std::string_view sep : {": ", " - ", " — ", " | ", " – ", "? ", ", ", " ("}) {
+    const auto pos = title.find(sep);
+    if (pos != std::string::npos && words_of(title.substr(0, pos)).size() >= 2) title = title.substr(0, pos);
   }
-  auto words = words_of(clause);
+  auto words = words_of(title);
   for (auto& w : words) w = trim_punct(w);
   std::erase_if(words, [](const std::string& w) { return w.empty(); });
-  if (words.size() > kMaxNameWords) {
-    // Keep what carries the story: shared words, names, numbers.
+  while (!words.empty() && core::is_stopword(core::casefold(words.back()))) words.pop_back();
+  while (words.size() > 1 && core::is_stopword(core::casefold(words.front()))) words.erase(words.begin());
+  return words;
+}
+
+bool has_content(const std::vector<std::string>& words) {
+  return std::any_of(words.begin(), words.end(), [](const std::string& w) {
+    const auto n = norm_word(w);
+    return !n.empty() && !core::is_stopword(n) && !core::is_generic(n);
+  });
+}
+
+}  // namespace
+
+std::string distill_name(const std::vector<const model::Item*>& items) {
+  if (items.empty()) return {};
+  // Among the topic's headlines the shortest meaningful subject names it best
+  // ("OpenAI announces GPT-6" over "GPT-6 is here and it is wild").
+  std::vector<std::string> words = clause_words(*items.front());
+  for (std::size_t i = 1; i < items.size() && i < 5; ++i) {
+    auto candidate = clause_words(*items[i]);
+    if (candidate.size() >= 2 && has_content(candidate) && (candidate.size() < words.size() || !has_content(words)))
+      words = std::move(candidate);
+  }
+  if (words.size() > kMaxClauseWords) {
+    // Too long to be a name: keep its content words, in order.
     std::vector<std::string> keep;
     for (const auto& w : words) {
       const std::string n = norm_word(w);
-      const bool entity = std::any_of(w.begin() + 1, w.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)); }) ||
-                          (std::isupper(static_cast<unsigned char>(w.front())) && &w != &words.front());
-      if (!n.empty() && !core::is_stopword(n) && (entity || (items.size() > 1 && shared[n] > 1) || !core::is_generic(n)))
+      if (!n.empty() && !core::is_stopword(n) && (!core::is_generic(n) || std::isdigit(static_cast<unsigned char>(w.front()))))
         keep.push_back(w);
       if (keep.size() == kMaxNameWords) break;
     }
     if (keep.size() >= 2) words = std::move(keep);
     else words.resize(kMaxNameWords);
   }
-  while (!words.empty() && core::is_stopword(core::casefold(words.back()))) words.pop_back();
-  while (words.size() > 1 && core::is_stopword(core::casefold(words.front()))) words.erase(words.begin());
   std::string name;
   for (const auto& w : words) {
     if (name.size() + w.size() + 1 > kMaxNameBytes) break;
     name += (name.empty() ? "" : " ") + w;
   }
   std::replace(name.begin(), name.end(), '"', '\'');  // names go into a quoted follow-up command
-  return name.empty() ? core::truncate_utf8(best, kMaxNameBytes) : name;
+  return name.empty() ? core::truncate_utf8(strip_prefixes(items.front()->title), kMaxNameBytes) : name;
 }
 
 bool junk_shaped(std::string_view name) {
@@ -282,6 +301,15 @@ std::vector<model::Topic> group_topics(std::vector<model::Item> items, core::Uni
   return topics;
 }
 
+namespace {
+std::string short_number(double v) {
+  if (v >= 1e6) return fmt::format("{:.1f}M", v / 1e6);
+  if (v >= 1e4) return fmt::format("{:.0f}k", v / 1e3);
+  if (v >= 1e3) return fmt::format("{:.1f}k", v / 1e3);
+  return fmt::format("{:.0f}", v);
+}
+}  // namespace
+
 std::string why_line(const model::Topic& t) {
   std::vector<std::string> parts;
   for (const auto& src : t.sources) {
@@ -290,10 +318,14 @@ std::string why_line(const model::Topic& t) {
     for (const auto& s : t.seeds)
       if (s.source == src && discovery_engagement(s) > best) best = discovery_engagement(s), top = &s;
     if (top == nullptr || top->engagement.empty()) continue;
-    const auto& e = *std::max_element(top->engagement.begin(), top->engagement.end(),
-                                      [](const auto& a, const auto& b) { return a.value < b.value; });
-    const std::string value = e.field.find("volume") != std::string::npos ? fmt::format("${:.0f}", e.value) : fmt::format("{:.0f}", e.value);
-    parts.push_back(fmt::format("{} {} on {}", value, e.field == "num_comments" || e.field == "comment_count" ? "comments" : e.field, src));
+    const model::Engagement* e = &top->engagement.front();
+    for (const auto& f : top->engagement)
+      if (f.field == "volume24hr" || (e->field != "volume24hr" && f.value > e->value && f.field != "volume")) e = &f;
+    const bool dollars = e->field.find("volume") != std::string::npos || e->field == "liquidity";
+    const std::string label = e->field == "num_comments" || e->field == "comment_count" ? "comments"
+                              : e->field == "volume24hr"                               ? "24h volume"
+                                                                                       : e->field;
+    parts.push_back(fmt::format("{}{} {} on {}", dollars ? "$" : "", short_number(e->value), label, src));
   }
   std::string out;
   for (std::size_t i = 0; i < parts.size() && i < 3; ++i) out += (out.empty() ? "" : ", ") + parts[i];

@@ -1,6 +1,12 @@
 #include "scenario.hpp"
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <filesystem>
+
+#include "core/text.hpp"
+#include "core/time.hpp"
 
 namespace testing_support {
 
@@ -12,13 +18,79 @@ std::map<std::string, std::string> Scenario::host_prefixes() {
           {"api.stackexchange.com", "/se"}};
 }
 
-Scenario::Scenario(Override override) : override_(std::move(override)) {
+Scenario::Scenario(Override override, World world) : override_(std::move(override)), world_(world) {
   fake_ = std::make_unique<FakeUpstream>([this](const FakeRequest& r) { return answer(r); });
 }
 
 FakeReply Scenario::answer(const FakeRequest& r) const {
   if (override_)
     if (auto o = override_(r)) return *o;
+  return world_ == World::research ? research_answer(r) : discovery_answer(r);
+}
+
+std::string fill_time_templates(std::string text) {
+  const auto now = core::now_unix();
+  for (const std::string kind : {"unix", "iso"}) {
+    for (auto pos = text.find("{{" + kind + ":"); pos != std::string::npos; pos = text.find("{{" + kind + ":", pos)) {
+      const auto end = text.find("}}", pos);
+      const std::string spec = text.substr(pos + kind.size() + 3, end - pos - kind.size() - 3);  // "-2d"
+      const long amount = std::stol(spec.substr(0, spec.size() - 1));
+      const long unit = spec.back() == 'd' ? 86400 : spec.back() == 'h' ? 3600 : 60;
+      const core::UnixSeconds t = now + amount * unit;
+      std::size_t from = pos, to = end + 2;
+      std::string value = kind == "unix" ? std::to_string(t) : core::format_iso8601(t);
+      if (kind == "unix" && from > 0 && text[from - 1] == '"' && to < text.size() && text[to] == '"') --from, ++to;
+      text.replace(from, to - from, value);
+      pos = from + value.size();
+    }
+  }
+  return text;
+}
+
+FakeReply Scenario::discovery_answer(const FakeRequest& r) const {
+  const auto& p = r.path;
+  auto starts = [&](std::string_view prefix) { return p.rfind(prefix, 0) == 0; };
+  auto json_file = [](const char* name) { return FakeReply::json(fill_time_templates(fixture(std::string("discover/") + name))); };
+  if (starts("/hn/api/v1/search")) {
+    if (r.param("tags").find("front_page") != std::string::npos) return json_file("hn_front_page.json");
+    if (r.param("numericFilters").find("points") != std::string::npos) return json_file("hn_best.json");
+    // A topic search: the front-page stories that share a word with the query.
+    auto page = nlohmann::json::parse(fill_time_templates(fixture("discover/hn_front_page.json")));
+    const auto words = core::tokenize(r.param("query"));
+    nlohmann::json hits = nlohmann::json::array();
+    for (const auto& h : page["hits"]) {
+      const auto title = core::tokenize(h["title"].get<std::string>());
+      for (const auto& w : words)
+        if (!core::is_stopword(w) && std::find(title.begin(), title.end(), w) != title.end()) {
+          hits.push_back(h);
+          break;
+        }
+    }
+    page["hits"] = hits;
+    page["query"] = r.param("query");
+    return FakeReply::json(page.dump());
+  }
+  if (p == "/reddit/r/all/top.rss") return FakeReply::xml(fill_time_templates(fixture("discover/reddit_all_top.rss.xml")));
+  if (p == "/reddit/r/all/rising.rss") return FakeReply::xml(fill_time_templates(fixture("discover/reddit_all_rising.rss.xml")));
+  if (starts("/reddit/search.rss"))
+    return FakeReply::xml("<?xml version=\"1.0\" encoding=\"UTF-8\"?><feed xmlns=\"http://www.w3.org/2005/Atom\"><title>search</title></feed>");
+  if (starts("/arctic/api/posts/ids")) return json_file("arctic_ids.json");
+  if (starts("/lobsters/hottest.json") || starts("/lobsters/newest")) return json_file("lobsters_hottest.json");
+  if (starts("/gh/search/repositories")) return json_file("github_rising.json");
+  if (starts("/gh/search/issues")) return FakeReply::json(R"({"total_count":0,"incomplete_results":false,"items":[]})");
+  if (starts("/pm/events")) return json_file("polymarket_events.json");
+  if (starts("/pm/public-search")) return FakeReply::json(R"({"events":[],"pagination":{"hasMore":false,"totalResults":0}})");
+  if (starts("/arxiv/api/query"))
+    return FakeReply::xml("<?xml version=\"1.0\" encoding=\"UTF-8\"?><feed xmlns=\"http://www.w3.org/2005/Atom\"><title>arXiv Query</title></feed>");
+  if (starts("/se/2.3/search/advanced")) {
+    FakeReply reply = FakeReply::json(R"({"items":[],"has_more":false,"quota_max":300,"quota_remaining":299})");
+    reply.gzip = true;
+    return reply;
+  }
+  return FakeReply::json("{\"error\":\"not found\"}", 404);
+}
+
+FakeReply Scenario::research_answer(const FakeRequest& r) const {
   const auto& p = r.path;
   auto starts = [&](std::string_view prefix) { return p.rfind(prefix, 0) == 0; };
   if (starts("/hn/api/v1/search")) return FakeReply::json(fixture("e2e/hn_search.json"));

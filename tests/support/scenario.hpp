@@ -12,11 +12,15 @@
 
 namespace testing_support {
 
+// Which fake internet: research answers (tests/fixtures/e2e, fixed November 2026 dates,
+// use --as-of) or discovery listings (tests/fixtures/discover, dates relative to now).
+enum class World { research, discovery };
+
 class Scenario {
  public:
   // override: return a reply to replace the fixture answer (hang, 429, ...), or nullopt.
   using Override = std::function<std::optional<FakeReply>(const FakeRequest&)>;
-  explicit Scenario(Override override = nullptr);
+  explicit Scenario(Override override = nullptr, World world = World::research);
 
   FakeUpstream& fake() { return *fake_; }
   // Environment for the spawned binary: host map, empty HOME/XDG dirs, no credentials.
@@ -30,10 +34,16 @@ class Scenario {
 
  private:
   FakeReply answer(const FakeRequest& r) const;
+  FakeReply research_answer(const FakeRequest& r) const;
+  FakeReply discovery_answer(const FakeRequest& r) const;
   Override override_;
+  World world_;
   TempDir home_;
   std::unique_ptr<FakeUpstream> fake_;
 };
+
+// Fills {{unix:-2d}} / {{iso:-5h}} placeholders relative to now (quoted unix -> number).
+std::string fill_time_templates(std::string text);
 
 // Environment that points every source host at a port nobody listens on.
 std::map<std::string, std::string> offline_env(const TempDir& home);

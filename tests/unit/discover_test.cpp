@@ -1,0 +1,210 @@
+// Discovery formulas: velocity, names, the floor, the fold, tiers and the protocol files.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "core/text.hpp"
+#include "discover/enrich.hpp"
+#include "discover/protocol.hpp"
+#include "discover/topics.hpp"
+
+using namespace discover;
+
+namespace {
+
+const core::UnixSeconds kNow = *core::parse_date("2026-11-29") + 12 * 3600;
+
+model::Item seed(std::string source, std::string title, double engagement, double age_days = 1, std::string url = "") {
+  model::Item it;
+  it.source = source;
+  it.id = source + ":" + title;
+  it.title = std::move(title);
+  it.url = url.empty() ? "https://example.com/" + std::to_string(std::hash<std::string>{}(it.title)) : url;
+  it.published_at = kNow - static_cast<core::UnixSeconds>(age_days * 86400);
+  it.engagement.push_back({source == "github" ? "stars" : "score", engagement});
+  return it;
+}
+
+model::Topic topic(std::string name, std::map<std::string, double> by_source, bool junk = false) {
+  model::Topic t;
+  t.name = std::move(name);
+  t.junk = junk;
+  for (auto& [s, e] : by_source) {
+    t.sources.push_back(s);
+    t.engagement += e;
+  }
+  t.engagement_by_source = std::move(by_source);
+  t.velocity = t.engagement;
+  return t;
+}
+
+}  // namespace
+
+TEST(Velocity, FormulaFromTheIssue) {
+  auto fresh = seed("hackernews", "x", 100, 3);
+  EXPECT_NEAR(item_velocity(fresh, kNow), 100 / std::sqrt(4.0) * 1.5, 1e-9);
+  auto old = seed("hackernews", "x", 100, 8);
+  EXPECT_NEAR(item_velocity(old, kNow), 100 / std::sqrt(9.0), 1e-9);
+  EXPECT_NEAR(topic_velocity(200, 3), 200 * 1.3, 1e-9);
+  EXPECT_NEAR(topic_velocity(200, 1), 200, 1e-9);
+  model::Item market;
+  market.source = "polymarket";
+  market.engagement = {{"volume", 5e6}, {"volume24hr", 850000}, {"liquidity", 3e5}, {"odds", 0.8}};
+  EXPECT_NEAR(discovery_engagement(market), 850, 1e-9) << "$1000 of 24 h volume counts as one";
+}
+
+TEST(Floor, TheFourCasesFromTheIssue) {
+  EXPECT_TRUE(floor_verdict(topic("Tokio 2.0", {{"hackernews", 15}, {"lobsters", 15}})).pass) << "2 sources, 30";
+  auto one_hundred = floor_verdict(topic("Cat fridge", {{"reddit", 100}}));
+  EXPECT_FALSE(one_hundred.pass) << "1 source, 100";
+  EXPECT_NE(one_hundred.reason.find("second source"), std::string::npos);
+  EXPECT_TRUE(floor_verdict(topic("Octopus dreams", {{"reddit", 1600}})).pass) << "1 source, 1600";
+  EXPECT_FALSE(floor_verdict(topic("Tiny", {{"reddit", 10}, {"hackernews", 10}})).pass) << "under 25 in total";
+  EXPECT_FALSE(floor_verdict(topic("Today", {{"reddit", 5000}}, true)).pass) << "junk needs 2 sources";
+  EXPECT_TRUE(floor_verdict(topic("Today", {{"reddit", 50}, {"hackernews", 50}}, true)).pass);
+}
+
+TEST(Floor, JunkOnlyCorpusIsNothingSolidWithAWeakSignal) {
+  std::vector<model::Topic> junk{topic("Today", {{"reddit", 900}}, true), topic("New", {{"hackernews", 300}}, true),
+                                 topic("Cat fridge", {{"reddit", 40}})};
+  std::vector<double> score{900, 300, 40};
+  auto sel = select_topics(junk, score);
+  EXPECT_TRUE(sel.survivors.empty());
+  ASSERT_TRUE(sel.weak_signal);
+  EXPECT_EQ(sel.weak_signal->name, "Today");
+  EXPECT_FALSE(sel.weak_signal->reason.empty());
+}
+
+TEST(Floor, TopicsSharingTwoEvidenceUrlsFoldIntoTheFasterOne) {
+  auto a = topic("GPT-6", {{"hackernews", 900}, {"reddit", 900}});
+  a.evidence_urls = {"https://openai.com/index/gpt-6", "https://news.example.com/gpt6"};
+  auto b = topic("OpenAI GPT-6 launch", {{"reddit", 700}, {"polymarket", 100}});
+  b.evidence_urls = {"https://www.openai.com/index/gpt-6/", "https://news.example.com/gpt6?utm_source=x"};
+  auto c = topic("Tokio 2.0", {{"hackernews", 300}, {"lobsters", 50}});
+  c.evidence_urls = {"https://openai.com/index/gpt-6", "https://tokio.rs/x"};  // only one shared: stays
+  auto sel = select_topics({b, a, c}, {800, 1800, 350});
+  ASSERT_EQ(sel.survivors.size(), 2u);
+  EXPECT_EQ(sel.survivors[0].name, "GPT-6");
+  EXPECT_EQ(sel.survivors[1].name, "Tokio 2.0");
+}
+
+TEST(Floor, AtMostTenSurvivorsRankedByScore) {
+  std::vector<model::Topic> many;
+  std::vector<double> score;
+  for (int i = 0; i < 14; ++i) {
+    many.push_back(topic("topic " + std::string(1, static_cast<char>('a' + i)), {{"reddit", 300.0 + i}}));
+    score.push_back(300.0 + i);
+  }
+  auto sel = select_topics(many, score);
+  ASSERT_EQ(sel.survivors.size(), kMaxResults);
+  EXPECT_EQ(sel.survivors.front().name, "topic n");
+}
+
+TEST(Names, DistilledNotVerbatimAndJunkFlagged) {
+  auto a = seed("hackernews", "Tokio 2.0: a new runtime scheduler", 900);
+  auto b = seed("lobsters", "Tokio 2.0: a new runtime scheduler", 48);
+  EXPECT_EQ(distill_name({&a, &b}), "Tokio 2.0");
+  auto s = seed("hackernews", "Show HN: A tiny Lisp in 200 lines of Zig", 180);
+  EXPECT_EQ(distill_name({&s}), "tiny Lisp in 200 lines of Zig");
+  auto long_title = seed("reddit", "Physicists teleport quantum states across 100 km of deployed city fiber for the first time ever", 3000);
+  const auto name = distill_name({&long_title});
+  EXPECT_LE(name.size(), 60u);
+  EXPECT_NE(name, long_title.title);
+  EXPECT_NE(name.find("quantum"), std::string::npos);
+  EXPECT_TRUE(junk_shaped("Today"));
+  EXPECT_TRUE(junk_shaped("2026"));
+  EXPECT_TRUE(junk_shaped("https://example.com/x"));
+  EXPECT_TRUE(junk_shaped("The new best"));
+  EXPECT_FALSE(junk_shaped("Tokio 2.0"));
+}
+
+TEST(Topics, SameStoryAcrossSourcesIsOneTopicWithUniqueNames) {
+  const auto window = model::Window::ending(kNow, 7);
+  std::vector<model::Item> items{
+      seed("hackernews", "OpenAI announces GPT-6", 1500, 1, "https://openai.com/index/gpt-6"),
+      seed("reddit", "GPT-6 is here and it is wild", 25000, 1, "https://openai.com/index/gpt-6?utm_source=reddit"),
+      seed("hackernews", "Tokio 2.0: a new runtime scheduler", 900, 2, "https://tokio.rs/blog/tokio-2"),
+      seed("lobsters", "Tokio 2.0: a new runtime scheduler", 48, 2, "https://tokio.rs/blog/tokio-2"),
+      seed("reddit", "Today", 500, 1),
+      seed("reddit", "Today", 300, 1, "https://example.com/other-today"),
+      seed("hackernews", "An old story", 900, 20),  // outside the 7-day window
+  };
+  auto topics = group_topics(items, kNow, window);
+  ASSERT_GE(topics.size(), 3u);
+  EXPECT_EQ(topics[0].sources, (std::vector<std::string>{"hackernews", "reddit"}));
+  EXPECT_EQ(topics[0].id, "n1");
+  EXPECT_NEAR(topics[0].velocity, (item_velocity(items[0], kNow) + item_velocity(items[1], kNow)) * 1.15, 1e-6);
+  EXPECT_EQ(topics[0].momentum, "new-this-week");
+  std::set<std::string> names;
+  for (const auto& t : topics) {
+    EXPECT_TRUE(names.insert(core::casefold(t.name)).second) << "duplicate name " << t.name;
+    EXPECT_NE(t.name, "An old story");
+  }
+}
+
+TEST(Tiers, ConstantsAndTheBudgetKnob) {
+  auto one = one_shot_tier();
+  EXPECT_EQ(one.name, "one-shot");
+  EXPECT_EQ(one.depth, model::Depth::quick);
+  EXPECT_EQ(one.max_workers, 3);
+  EXPECT_EQ(one.budget_seconds, 240);
+  auto shallow = shallow_tier();
+  EXPECT_EQ(shallow.depth, model::Depth::quick);
+  EXPECT_EQ(shallow.max_workers, 3);
+  EXPECT_EQ(shallow.budget_seconds, 240);
+  auto deep = deep_tier(std::nullopt);
+  EXPECT_EQ(deep.name, "deep");
+  EXPECT_EQ(deep.depth, model::Depth::standard);
+  EXPECT_EQ(deep.max_workers, 4);
+  EXPECT_EQ(deep.budget_seconds, 450);
+  EXPECT_EQ(deep_tier("120").budget_seconds, 120);
+  EXPECT_EQ(deep_tier(" 90.5 ").budget_seconds, 90.5);
+  for (const char* garbage : {"", "   ", "abc", "0", "-5", "nan", "inf", "12abc", "1e999"})
+    EXPECT_EQ(deep_tier(garbage).budget_seconds, 450) << "'" << garbage << "' falls back";
+}
+
+TEST(Protocol, JudgmentsAreCappedClampedAndTyped) {
+  std::string err;
+  auto j = parse_judgments(R"({"bundle_id":"b-1","judgments":[
+      {"id":"n1","name":")" + std::string(200, 'x') + R"(","junk":false,"worthiness":140},
+      {"id":"n2","worthiness":-3},{"id":"n3","name":"Say \"hi\""}]})", &err);
+  ASSERT_TRUE(j) << err;
+  EXPECT_LE(j->items[0].name->size(), kMaxJudgedName);
+  EXPECT_EQ(j->items[0].worthiness, 100);
+  EXPECT_EQ(j->items[1].worthiness, 0);
+  EXPECT_EQ(j->items[2].name, "Say 'hi'");
+  EXPECT_FALSE(parse_judgments(R"({"bundle_id":"b-1","judgments":[{"id":"n1","junk":"no"}]})", &err));
+  EXPECT_NE(err.find("junk"), std::string::npos);
+  EXPECT_FALSE(parse_judgments(R"({"bundle_id":"b-1","judgments":[{"id":"n1","worthiness":"high"}]})", &err));
+  EXPECT_FALSE(parse_judgments(R"({"judgments":[]})", &err));
+  EXPECT_NEAR(blended_score(100, 100), 150, 1e-9);
+  EXPECT_NEAR(blended_score(100, 0), 50, 1e-9);
+  EXPECT_NEAR(blended_score(100, std::nullopt), 100, 1e-9);
+}
+
+TEST(Protocol, BundleRoundTripAndChecks) {
+  Bundle b;
+  b.bundle_id = "b-abc";
+  b.tier = "deep";
+  b.window = model::Window::ending(kNow, 7);
+  b.now = kNow;
+  b.created_wall = 1000;
+  b.sources = {"hackernews"};
+  b.source_status["hackernews"] = {model::SourceState::ok, 3, "", 12, 1};
+  auto t = topic("Tokio 2.0", {{"hackernews", 900}});
+  t.id = "n1";
+  t.seeds.push_back(seed("hackernews", "Tokio 2.0: a new runtime scheduler", 900));
+  b.nominations.push_back(t);
+  std::string err;
+  auto back = bundle_from_json(bundle_to_json(b), &err);
+  ASSERT_TRUE(back) << err;
+  EXPECT_EQ(back->bundle_id, "b-abc");
+  EXPECT_EQ(back->window.from, b.window.from);
+  EXPECT_EQ(back->window.to, b.window.to);
+  EXPECT_EQ(back->nominations.at(0).seeds.at(0).title, "Tokio 2.0: a new runtime scheduler");
+  EXPECT_FALSE(check_bundle(b, "b-abc", 1000 + 3600, false, "x"));
+  EXPECT_NE(check_bundle(b, "b-other", 1000, false, "x")->find("b-other"), std::string::npos);
+  EXPECT_NE(check_bundle(b, "b-abc", 1000 + 3601, false, "x")->find("expired"), std::string::npos);
+  EXPECT_NE(check_bundle(b, "b-abc", 1000, true, "x")->find("--replay"), std::string::npos);
+}
