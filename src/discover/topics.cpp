@@ -227,7 +227,8 @@ std::vector<model::Topic> group_topics(std::vector<model::Item> items, core::Uni
 
   // Stories by shared distinctive title words (the research clusterer), then the same
   // URL anywhere joins its stories.
-  const auto clusters = pipeline::cluster(c);
+  // Listings span many stories, so only words in half the titles count as common.
+  const auto clusters = pipeline::cluster(c, 0.5);
   std::unordered_map<std::string, std::size_t> item_index;
   for (std::size_t k = 0; k < c.items.size(); ++k) item_index[c.items[k].id] = k;
   UnionFind uf(c.items.size());

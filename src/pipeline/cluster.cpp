@@ -13,7 +13,6 @@ namespace pipeline {
 
 namespace {
 
-constexpr double kCommonShare = 0.2;    // words in >20% of titles describe the topic, not a story
 constexpr std::size_t kPostingCap = 32;  // clusters remembered per word
 constexpr std::size_t kSeedWords = 12;   // words a cluster is indexed under
 constexpr double kJoinRatio = 0.5;
@@ -37,12 +36,12 @@ std::size_t overlap(const std::vector<TokenId>& a, const std::vector<TokenId>& b
 
 }  // namespace
 
-std::vector<model::Cluster> cluster(Corpus& c) {
+std::vector<model::Cluster> cluster(Corpus& c, double common_share) {
   const std::size_t n = c.items.size();
   std::vector<std::uint32_t> df(c.dict.size(), 0);
   for (const auto& f : c.features)
     for (TokenId t : f.title) ++df[t];
-  const double common = std::max(2.0, kCommonShare * static_cast<double>(n));
+  const double common = std::max(2.0, common_share * static_cast<double>(n));
   std::vector<bool> exclude(c.dict.size(), false);
   for (TokenId t : c.topic.tokens) exclude[t] = true;
   for (TokenId t = 0; t < c.dict.size(); ++t)

@@ -54,8 +54,9 @@ void fuse(Corpus& c, const std::vector<model::SubQuery>& sub_queries,
 // 11. heuristic rerank: phrase bonus, weak-relevance damping, undated items below dated ones.
 void rerank(Corpus& c);
 
-// 12. clustering into stories.
-std::vector<model::Cluster> cluster(Corpus& c);
+// 12. clustering into stories. Words in more than common_share of the titles describe
+// the whole corpus (the topic), not one story, and are ignored.
+std::vector<model::Cluster> cluster(Corpus& c, double common_share = 0.2);
 
 // 13. outcome: warnings and nothing-solid.
 constexpr double kSolidFinal = 30;

@@ -25,7 +25,10 @@ Scenario::Scenario(Override override, World world) : override_(std::move(overrid
 FakeReply Scenario::answer(const FakeRequest& r) const {
   if (override_)
     if (auto o = override_(r)) return *o;
-  return world_ == World::research ? research_answer(r) : discovery_answer(r);
+  FakeReply reply = world_ == World::research ? research_answer(r) : discovery_answer(r);
+  std::lock_guard lock(mu_);
+  if (shaper_) shaper_(r, reply);
+  return reply;
 }
 
 std::string fill_time_templates(std::string text) {

@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -23,6 +24,11 @@ class Scenario {
   explicit Scenario(Override override = nullptr, World world = World::research);
 
   FakeUpstream& fake() { return *fake_; }
+  // Adjusts every normal answer (after the override), e.g. to add a delay.
+  void set_shaper(std::function<void(const FakeRequest&, FakeReply&)> shaper) {
+    std::lock_guard lock(mu_);
+    shaper_ = std::move(shaper);
+  }
   // Environment for the spawned binary: host map, empty HOME/XDG dirs, no credentials.
   std::map<std::string, std::string> env() const;
   ProcessResult run(std::vector<std::string> args, std::chrono::milliseconds watchdog = std::chrono::milliseconds(60000));
@@ -38,6 +44,8 @@ class Scenario {
   FakeReply discovery_answer(const FakeRequest& r) const;
   Override override_;
   World world_;
+  mutable std::mutex mu_;  // the fake's thread reads shaper_
+  std::function<void(const FakeRequest&, FakeReply&)> shaper_;
   TempDir home_;
   std::unique_ptr<FakeUpstream> fake_;
 };

@@ -1,0 +1,98 @@
+// The enrichment budget contract at the process level: the real binary, a fake
+// upstream on 127.0.0.1, and a stopwatch on the exit.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+#include "core/text.hpp"
+#include "scenario.hpp"
+
+using namespace testing_support;
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+namespace {
+
+// Every search for the quantum story, on any platform, accepts and never answers.
+std::optional<FakeReply> hang_quantum(const FakeRequest& r) {
+  for (const char* p : {"query", "q", "search_query"})
+    if (core::casefold(r.param(p)).find("quantum") != std::string::npos) return FakeReply::hang();
+  return std::nullopt;
+}
+
+bool is_topic_search(const FakeRequest& r) { return r.path == "/hn/api/v1/search" && !r.param("query").empty(); }
+
+}  // namespace
+
+TEST(DiscoverProcess, HungTopicCannotDelayTheExitPastTheBudget) {
+  Scenario s(hang_quantum, World::discovery);
+  constexpr long kBudgetMs = 3000;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = s.run({"--discover", "--enrich-budget", "3", "--emit", "json"}, 30s);
+  ASSERT_FALSE(r.timed_out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  const long nomination_ms = j["nomination_ms"];
+  EXPECT_LE(r.elapsed.count(), nomination_ms + kBudgetMs + 1000)
+      << "exit must come within nomination time + budget + 1 s (nomination took " << nomination_ms << " ms)";
+  std::cerr << "[measure] elapsed " << r.elapsed.count() << " ms, nomination " << nomination_ms << " ms, overrun "
+            << r.elapsed.count() - nomination_ms - kBudgetMs << " ms past the budget\n";
+
+  json quantum;
+  for (const auto& t : j["results"])
+    if (core::casefold(t["name"].get<std::string>()).find("quantum") != std::string::npos) quantum = t;
+  ASSERT_FALSE(quantum.is_null()) << r.out;
+  EXPECT_EQ(quantum["enrichment"]["status"], "nomination-only");
+  EXPECT_EQ(quantum["enrichment"]["error"], "enrichment budget exhausted");
+  EXPECT_NE(r.err.find("\"" + quantum["name"].get<std::string>() + "\""), std::string::npos)
+      << "one stderr line names the topic: " << r.err;
+
+  // Cancelled, not abandoned: the fake saw each hung connection closed at the deadline.
+  int hung = 0;
+  for (const auto& e : s.fake().log()) {
+    if (!e.hung) continue;
+    ++hung;
+    EXPECT_TRUE(e.closed_by_client) << e.request.target;
+    const long closed_at = static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(e.ended - t0).count());
+    EXPECT_LE(closed_at, nomination_ms + kBudgetMs + 600) << e.request.target;
+  }
+  EXPECT_GT(hung, 0);
+}
+
+TEST(DiscoverProcess, PeakConcurrentSubRunsAtTheFakeNeverExceedMaxWorkers) {
+  Scenario s(nullptr, World::discovery);
+  // Slow topic searches, so that sub-runs overlap whenever the cap allows it.
+  s.set_shaper([](const FakeRequest& r, FakeReply& reply) {
+    if (is_topic_search(r)) reply.delay = 300ms;
+  });
+  auto r = s.run({"--discover", "--search", "hn", "--enrich-workers", "2", "--enrich-budget", "30", "--emit", "json"}, 60s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["enrichment"]["max_workers"], 2);
+  // With Hacker News only, a sub-run has one search in flight at a time, so open
+  // searches at the fake are sub-runs in flight.
+  std::vector<std::pair<std::chrono::steady_clock::time_point, int>> events;
+  int searches = 0;
+  for (const auto& e : s.fake().log()) {
+    if (!is_topic_search(e.request)) continue;
+    ++searches;
+    events.emplace_back(e.received, +1);
+    events.emplace_back(e.ended, -1);
+  }
+  std::sort(events.begin(), events.end());  // a close sorts before an open at the same instant
+  int open = 0, peak = 0;
+  for (const auto& [when, delta] : events) peak = std::max(peak, open += delta);
+  EXPECT_GE(searches, 6) << "six topics were enriched";
+  EXPECT_LE(peak, 2) << "never more than --enrich-workers sub-runs in flight";
+  EXPECT_EQ(peak, 2) << "and the cap is reached when the work allows it";
+}
+
+TEST(DiscoverProcess, SubRunsWriteNothing) {
+  Scenario s(nullptr, World::discovery);
+  auto r = s.run({"--discover", "--enrich-budget", "20", "--search", "hn,lobsters,github,polymarket"}, 60s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("enriched"), std::string::npos) << r.out;
+  EXPECT_TRUE(s.home().files().empty()) << "HOME and XDG dirs must stay empty";
+}
