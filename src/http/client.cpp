@@ -315,7 +315,8 @@ struct Client::Impl {
     release(t);
     {
       std::lock_guard lock(mu);
-      ++counters.finished;
+      // curl may notice the cancel flag in its progress callback before the loop does.
+      ++(r.error == NetError::cancelled ? counters.aborted : counters.finished);
       --counters.in_flight;
     }
     complete(t, std::move(r));

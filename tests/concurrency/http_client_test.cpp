@@ -97,7 +97,7 @@ TEST(HttpClient, StopTokenAbortsEveryInFlightTransferAtOnce) {
     EXPECT_LT(done_at[static_cast<std::size_t>(i)] - stop_at, 300) << "cancellation must not wait for a timeout";
   }
   for (int i = 0; i < 50 && fake.closed_hung() < kN; ++i) std::this_thread::sleep_for(20ms);
-  EXPECT_EQ(fake.closed_hung(), kN);
+  EXPECT_EQ(fake.closed_hung(), kN) << "open " << fake.open_hung() << " conns " << fake.connections();
   EXPECT_EQ(c->stats().aborted, static_cast<unsigned long>(kN));
   EXPECT_EQ(c->stats().in_flight, 0);
 }
@@ -113,18 +113,30 @@ TEST(HttpClient, AlreadyStoppedRequestNeverReachesTheNetwork) {
   EXPECT_TRUE(fake.log().empty());
 }
 
-TEST(HttpClient, DestroyingTheClientReleasesAWaitingCaller) {
+TEST(HttpClient, AStragglerKeepsTheClientAliveAfterItsOwnerLetsGo) {
+  // The exit path drops the owner's reference while an abandoned worker may still be
+  // in fetch(): the worker's own reference must keep the client (and its loop) alive.
   FakeUpstream fake([](const FakeRequest&) { return FakeReply::hang(); });
-  auto c = client_for(fake);
+  auto owner = client_for(fake);
+  std::stop_source stop;
   http::Response r;
-  std::thread t([&] { r = c->fetch(get("https://api.example.com/hang", core::Deadline::in(30s))); });
+  std::thread straggler([c = owner, &r, token = stop.get_token()]() mutable {
+    auto req = get("https://api.example.com/hang", core::Deadline::in(30s));
+    req.stop = token;
+    r = c->fetch(req);
+    c.reset();  // the last reference: the client is destroyed on this thread
+  });
   for (int i = 0; i < 100 && fake.log().empty(); ++i) std::this_thread::sleep_for(10ms);
+  owner.reset();
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(fake.open_hung(), 1) << "the transfer lives on with its worker";
   const auto t0 = std::chrono::steady_clock::now();
-  // The caller holds no reference of its own here, so reset() runs the destructor.
-  c.reset();
-  t.join();
+  stop.request_stop();
+  straggler.join();
   EXPECT_LT(ms_since(t0), 500);
   EXPECT_EQ(r.error, NetError::cancelled);
+  for (int i = 0; i < 50 && fake.closed_hung() < 1; ++i) std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(fake.closed_hung(), 1);
 }
 
 TEST(HttpClient, RetriesOnceOn5xx) {

@@ -1,5 +1,7 @@
 #include "spawn.hpp"
 
+#include <gtest/gtest.h>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -87,6 +89,10 @@ ProcessResult run_binary(const std::vector<std::string>& args, const std::map<st
   close(out_pipe[0]);
   close(err_pipe[0]);
   if (!r.timed_out && WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  // Under a sanitizer build the child is sanitized too; its reports must fail the test
+  // even when it exits 0 (std::_Exit skips the sanitizer's exit-code hook).
+  for (const char* marker : {"ThreadSanitizer", "AddressSanitizer", "LeakSanitizer", "runtime error:"})
+    if (r.err.find(marker) != std::string::npos) ADD_FAILURE() << "sanitizer report from " << args[0] << ":\n" << r.err;
   return r;
 }
 
