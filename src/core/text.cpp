@@ -255,6 +255,45 @@ bool is_generic(std::string_view token) {
   return !token.empty() && std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+namespace {
+constexpr std::string_view kB64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+}
+
+std::string base64_encode(std::string_view in) {
+  std::string out;
+  out.reserve((in.size() + 2) / 3 * 4);
+  unsigned val = 0;
+  int bits = -6;
+  for (unsigned char c : in) {
+    val = (val << 8) + c;
+    bits += 8;
+    while (bits >= 0) {
+      out.push_back(kB64[(val >> bits) & 0x3F]);
+      bits -= 6;
+    }
+  }
+  if (bits > -6) out.push_back(kB64[((val << 8) >> (bits + 8)) & 0x3F]);
+  while (out.size() % 4) out.push_back('=');
+  return out;
+}
+
+std::string base64_decode(std::string_view in) {
+  std::string out;
+  unsigned val = 0;
+  int bits = -8;
+  for (char c : in) {
+    const auto pos = kB64.find(c);
+    if (pos == std::string_view::npos) break;
+    val = (val << 6) + static_cast<unsigned>(pos);
+    bits += 6;
+    if (bits >= 0) {
+      out.push_back(static_cast<char>((val >> bits) & 0xFF));
+      bits -= 8;
+    }
+  }
+  return out;
+}
+
 std::uint64_t fnv1a64(std::string_view s, std::uint64_t seed) {
   std::uint64_t h = seed;
   for (unsigned char c : s) {

@@ -30,6 +30,9 @@ bool is_stopword(std::string_view token);
 // Words that match too much to count as evidence alone ("new", "best", "2026", "ai"...).
 bool is_generic(std::string_view token);
 
+std::string base64_encode(std::string_view in);
+std::string base64_decode(std::string_view in);  // stops at the first non-alphabet byte
+
 std::uint64_t fnv1a64(std::string_view s, std::uint64_t seed = 1469598103934665603ULL);
 std::string hex64(std::uint64_t v);
 

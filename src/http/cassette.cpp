@@ -17,42 +17,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::string_view kB64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-std::string b64_encode(std::string_view in) {
-  std::string out;
-  unsigned val = 0;
-  int bits = -6;
-  for (unsigned char c : in) {
-    val = (val << 8) + c;
-    bits += 8;
-    while (bits >= 0) {
-      out.push_back(kB64[(val >> bits) & 0x3F]);
-      bits -= 6;
-    }
-  }
-  if (bits > -6) out.push_back(kB64[((val << 8) >> (bits + 8)) & 0x3F]);
-  while (out.size() % 4) out.push_back('=');
-  return out;
-}
-
-std::string b64_decode(std::string_view in) {
-  std::string out;
-  unsigned val = 0;
-  int bits = -8;
-  for (char c : in) {
-    const auto pos = kB64.find(c);
-    if (pos == std::string_view::npos) break;
-    val = (val << 6) + static_cast<unsigned>(pos);
-    bits += 6;
-    if (bits >= 0) {
-      out.push_back(static_cast<char>((val >> bits) & 0xFF));
-      bits -= 8;
-    }
-  }
-  return out;
-}
-
 bool valid_utf8(std::string_view s) { return core::sanitize_utf8(s).size() == s.size() && s.find('\r') == std::string_view::npos; }
 
 bool secret_field(std::string_view name) {
@@ -172,7 +136,7 @@ std::optional<Response> Cassette::replay(std::string_view method, std::string_vi
     if (to_string(static_cast<NetError>(e)) == err) out.error = static_cast<NetError>(e);
   if (r.contains("headers"))
     for (const auto& h : r["headers"]) out.headers.push_back({h.at(0).get<std::string>(), h.at(1).get<std::string>()});
-  if (r.contains("body_base64")) out.body = b64_decode(r["body_base64"].get<std::string>());
+  if (r.contains("body_base64")) out.body = core::base64_decode(r["body_base64"].get<std::string>());
   else out.body = r.value("body", "");
   out.final_url = std::string(url);
   return out;
@@ -195,7 +159,7 @@ void Cassette::record(std::string_view method, std::string_view url, std::string
             {"headers", headers}};
   const std::string clean = redact_body(resp.body, resp.content_type);
   if (valid_utf8(clean)) r["body"] = clean;
-  else r["body_base64"] = b64_encode(clean);
+  else r["body_base64"] = core::base64_encode(clean);
   json doc = {{"request", {{"method", std::string(method)}, {"url", redact_url(url)}, {"body", redact_body(body, "")}}},
               {"response", r}};
   const fs::path p = fs::path(dir_) / (k + "-" + std::to_string(n) + ".json");

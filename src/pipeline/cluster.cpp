@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <numeric>
 #include <set>
-#include <unordered_map>
+#include <vector>
 
 #include "core/text.hpp"
 #include "pipeline/stages.hpp"
@@ -21,18 +21,9 @@ constexpr double kThinEngagement = 20;
 
 struct Draft {
   std::vector<std::size_t> members;
-  std::vector<TokenId> words;  // sorted
+  std::vector<TokenId> words;      // sorted
+  std::vector<TokenId> unindexed;  // words whose posting list was already full, sorted
 };
-
-std::size_t overlap(const std::vector<TokenId>& a, const std::vector<TokenId>& b) {
-  std::size_t i = 0, j = 0, n = 0;
-  while (i < a.size() && j < b.size()) {
-    if (a[i] == b[j]) ++n, ++i, ++j;
-    else if (a[i] < b[j]) ++i;
-    else ++j;
-  }
-  return n;
-}
 
 }  // namespace
 
@@ -48,29 +39,33 @@ std::vector<model::Cluster> cluster(Corpus& c, double common_share) {
     if (core::is_generic(c.dict.text(t)) || (n >= 10 && df[t] > common)) exclude[t] = true;
 
   std::vector<Draft> drafts;
-  std::unordered_map<TokenId, std::vector<std::size_t>> postings;
-  std::vector<std::size_t> votes;
+  std::vector<std::vector<std::size_t>> postings(c.dict.size());  // token -> drafts indexed under it
+  std::vector<std::size_t> votes;  // per draft, reset after each item: sig words found through postings
   std::vector<std::size_t> touched;
+  std::vector<TokenId> sig;
+  std::vector<bool> in_sig(c.dict.size(), false);
   for (std::size_t i = 0; i < n; ++i) {
-    std::vector<TokenId> sig;
+    for (TokenId t : sig) in_sig[t] = false;
+    sig.clear();
     for (TokenId t : c.features[i].title)
-      if (!exclude[t]) sig.push_back(t);
+      if (!exclude[t]) sig.push_back(t), in_sig[t] = true;
     std::size_t best = drafts.size();
     if (sig.size() >= 2) {
+      // Shared words counted through the postings rather than by merging word lists:
+      // a draft is in the postings of each of its indexed words exactly once.
       touched.clear();
-      for (TokenId t : sig) {
-        auto it = postings.find(t);
-        if (it == postings.end()) continue;
-        for (std::size_t d : it->second) touched.push_back(d);
-      }
-      std::sort(touched.begin(), touched.end());
-      touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+      for (TokenId t : sig)
+        for (std::size_t d : postings[t])
+          if (votes[d]++ == 0) touched.push_back(d);
       double best_ratio = 0;
       for (std::size_t d : touched) {
-        const std::size_t shared = overlap(sig, drafts[d].words);
+        std::size_t shared = votes[d];
+        votes[d] = 0;
+        for (TokenId t : drafts[d].unindexed) shared += in_sig[t] ? 1 : 0;
         if (shared < 2) continue;
         const double ratio = static_cast<double>(shared) / static_cast<double>(std::min(sig.size(), drafts[d].words.size()));
-        if (ratio >= kJoinRatio && ratio > best_ratio) best_ratio = ratio, best = d;
+        // The best ratio, the earliest draft on ties: what a scan in draft order picks.
+        if (ratio >= kJoinRatio && (ratio > best_ratio || (ratio == best_ratio && d < best))) best_ratio = ratio, best = d;
       }
     }
     if (best == drafts.size()) {
@@ -78,11 +73,13 @@ std::vector<model::Cluster> cluster(Corpus& c, double common_share) {
       d.members.push_back(i);
       d.words = sig;
       if (d.words.size() > kSeedWords) d.words.resize(kSeedWords);
-      drafts.push_back(std::move(d));
-      for (TokenId t : drafts.back().words) {
+      for (TokenId t : d.words) {
         auto& p = postings[t];
         if (p.size() < kPostingCap) p.push_back(best);
+        else d.unindexed.push_back(t);
       }
+      drafts.push_back(std::move(d));
+      votes.push_back(0);
     } else {
       drafts[best].members.push_back(i);
     }
@@ -114,14 +111,15 @@ std::vector<model::Cluster> cluster(Corpus& c, double common_share) {
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return out[a].score > out[b].score; });
   std::vector<model::Cluster> sorted;
   sorted.reserve(out.size());
-  std::unordered_map<std::string, std::string> item_cluster;
   for (std::size_t k = 0; k < order.size(); ++k) {
     auto cl = std::move(out[order[k]]);
     cl.id = fmt::format("c{}", k + 1);
-    for (const auto& id : cl.items) item_cluster[id] = cl.id;
+    // Every item is a member of exactly one draft. (This was a map from item id to cluster
+    // id; ids are unique within a run, see model::Item, and hashing 100k scattered id
+    // strings cost more than the rest of this loop.)
+    for (std::size_t m : drafts[order[k]].members) c.items[m].cluster = cl.id;
     sorted.push_back(std::move(cl));
   }
-  for (auto& it : c.items) it.cluster = item_cluster[it.id];
   return sorted;
 }
 

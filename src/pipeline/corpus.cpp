@@ -66,17 +66,24 @@ void erase_items(Corpus& c, const std::vector<bool>& drop) {
   c.features.resize(w);
 }
 
+// In place, one cycle at a time: building new vectors meant ~50 MB of fresh memory per
+// call at 100k items, and dedupe, fuse and rerank call this up to five times per run.
 void permute(Corpus& c, const std::vector<std::size_t>& order) {
-  std::vector<model::Item> items;
-  std::vector<Features> features;
-  items.reserve(order.size());
-  features.reserve(order.size());
-  for (std::size_t i : order) {
-    items.push_back(std::move(c.items[i]));
-    features.push_back(std::move(c.features[i]));
+  std::vector<bool> placed(order.size(), false);
+  for (std::size_t start = 0; start < order.size(); ++start) {
+    if (placed[start] || order[start] == start) continue;
+    model::Item item = std::move(c.items[start]);
+    Features features = std::move(c.features[start]);
+    std::size_t to = start;
+    for (std::size_t from = order[to]; from != start; to = from, from = order[to]) {
+      c.items[to] = std::move(c.items[from]);
+      c.features[to] = std::move(c.features[from]);
+      placed[to] = true;
+    }
+    c.items[to] = std::move(item);
+    c.features[to] = std::move(features);
+    placed[to] = true;
   }
-  c.items = std::move(items);
-  c.features = std::move(features);
 }
 
 }  // namespace pipeline

@@ -58,7 +58,8 @@ Topic analyze_topic(std::string_view topic, TokenDict& dict);
 
 // Keeps the parallel vectors in step: removes items where drop[i] is true.
 void erase_items(Corpus& c, const std::vector<bool>& drop);
-// Reorders both vectors by the permutation (new position -> old index).
+// Reorders both vectors by the permutation (new position -> old index), in place;
+// order must hold every index exactly once.
 void permute(Corpus& c, const std::vector<std::size_t>& order);
 
 }  // namespace pipeline

@@ -2,8 +2,11 @@
 // title token sets so near-duplicate titles meet in a bucket instead of an all-pairs scan.
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <functional>
 #include <numeric>
-#include <unordered_map>
+#include <optional>
+#include <string_view>
 
 #include "pipeline/stages.hpp"
 
@@ -52,14 +55,99 @@ double jaccard(const std::vector<TokenId>& a, const std::vector<TokenId>& b) {
   return uni == 0 ? 0.0 : static_cast<double>(common) / static_cast<double>(uni);
 }
 
+// An upper bound on jaccard() that needs no merge and reads 16 bytes of the other title:
+// a token of `a` whose bit is missing from b's mask is not in b. It uses jaccard()'s own
+// formula and grows with the shared count, so bound < threshold implies jaccard < threshold,
+// in floating point too: skipping on the bound never misses a fold.
+struct Sketch {
+  std::uint64_t mask = 0;
+  std::size_t size = 0;
+};
+
+std::uint64_t token_bit(TokenId t) { return 1ULL << (mix(t) & 63); }
+
+Sketch sketch(const std::vector<TokenId>& tokens) {
+  Sketch s;
+  for (TokenId t : tokens) s.mask |= token_bit(t);
+  s.size = tokens.size();
+  return s;
+}
+
+double jaccard_bound(const std::vector<std::uint64_t>& a_bits, const Sketch& b) {
+  std::size_t shared = 0;
+  for (std::uint64_t bit : a_bits) shared += (b.mask & bit) != 0 ? 1 : 0;
+  shared = std::min(shared, b.size);
+  const std::size_t uni = a_bits.size() + b.size - shared;
+  return uni == 0 ? 0.0 : static_cast<double>(shared) / static_cast<double>(uni);
+}
+
 std::uint64_t exact_key(const std::vector<TokenId>& tokens) {
   std::uint64_t h = 0xCBF29CE484222325ULL;
   for (TokenId t : tokens) h = mix(h ^ t);
   return h;
 }
 
+// 64-bit hash -> item or bucket index (stored in 32 bits), by open addressing with linear
+// probing. The three maps below take one to sixteen lookups per item; std::unordered_map
+// spent a division, an allocation and several cache misses on each.
+class FlatIndex {
+ public:
+  explicit FlatIndex(std::size_t expected) : slots_(std::bit_ceil(std::max<std::size_t>(16, 2 * expected))) {}
+
+  // The value of the first entry with this hash that `same` accepts; otherwise stores
+  // `value` and returns it. `same` tells apart different keys whose hashes collide.
+  template <typename Same>
+  std::size_t find_or_insert(std::uint64_t hash, std::size_t value, Same same) {
+    std::size_t at = hash & (slots_.size() - 1);
+    for (; slots_[at].used; at = (at + 1) & (slots_.size() - 1))
+      if (slots_[at].hash == hash && same(slots_[at].value)) return slots_[at].value;
+    slots_[at] = {hash, static_cast<std::uint32_t>(value), true};
+    if (2 * ++size_ > slots_.size()) grow();  // keep the load at most 1/2
+    return value;
+  }
+
+  void prefetch(std::uint64_t hash) const { __builtin_prefetch(&slots_[hash & (slots_.size() - 1)]); }
+
+  // Lookup for keys told apart by their hash alone.
+  std::optional<std::size_t> find(std::uint64_t hash) const {
+    for (std::size_t at = hash & (slots_.size() - 1); slots_[at].used; at = (at + 1) & (slots_.size() - 1))
+      if (slots_[at].hash == hash) return slots_[at].value;
+    return std::nullopt;
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::uint32_t value = 0;
+    bool used = false;
+  };
+
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    for (const Slot& s : old) {
+      if (!s.used) continue;
+      std::size_t at = s.hash & (slots_.size() - 1);
+      while (slots_[at].used) at = (at + 1) & (slots_.size() - 1);
+      slots_[at] = s;
+    }
+  }
+
+  std::vector<Slot> slots_;
+  std::size_t size_ = 0;
+};
+
+// Only the first kBucketProbe representatives of a bucket are ever compared, so a bucket
+// keeps just those, inline.
+struct Bucket {
+  std::size_t size = 0;
+  std::array<std::uint32_t, kBucketProbe> reps{};
+};
+
+// Moves from dup: a folded item is dropped, and nothing reads its fields again.
 void fold_into(model::Item& keep, model::Item& dup) {
-  keep.also_seen.push_back({dup.source, dup.url, dup.title, dup.discussion_url, dup.engagement});
+  keep.also_seen.push_back({std::move(dup.source), std::move(dup.url), std::move(dup.title),
+                            std::move(dup.discussion_url), std::move(dup.engagement)});
   for (auto& s : dup.also_seen) keep.also_seen.push_back(std::move(s));
   for (auto& h : dup.hits) keep.hits.push_back(std::move(h));
 }
@@ -75,37 +163,55 @@ int dedupe(Corpus& c) {
                    [&](std::size_t a, std::size_t b) { return c.features[a].base > c.features[b].base; });
   permute(c, order);
 
-  std::unordered_map<std::string, std::size_t> by_url;
-  std::unordered_map<std::uint64_t, std::size_t> by_exact;
-  std::unordered_map<std::uint64_t, std::vector<std::size_t>> buckets;
-  by_url.reserve(n);
-  by_exact.reserve(n);
-  buckets.reserve(n * kBands);
+  FlatIndex by_url(n);    // hash of the canonical URL -> first item with that URL
+  FlatIndex by_exact(n);  // exact_key -> first item with that title token set
+  FlatIndex by_band(2 * n);  // band key -> index into buckets; grows past ~2 keys per item
+  std::vector<Bucket> buckets;
+  // Per-item hashes up front, so the loop can prefetch the slots of items ahead of it.
+  std::vector<Sketch> sketches(n);
+  std::vector<std::uint64_t> url_hash(n), title_key(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    sketches[i] = sketch(c.features[i].title);
+    url_hash[i] = std::hash<std::string_view>{}(c.features[i].canonical_url);
+    title_key[i] = exact_key(c.features[i].title);
+  }
+  constexpr std::size_t kAhead = 8;
+  std::vector<std::uint64_t> bits;
   std::vector<bool> drop(n, false);
   int folded = 0;
 
   for (std::size_t i = 0; i < n; ++i) {
     const Features& f = c.features[i];
+    if (i + kAhead < n) by_url.prefetch(url_hash[i + kAhead]), by_exact.prefetch(title_key[i + kAhead]);
     std::size_t into = n;
     if (!f.canonical_url.empty()) {
-      auto [it, inserted] = by_url.try_emplace(f.canonical_url, i);
-      if (!inserted) into = it->second;
+      const std::size_t first = by_url.find_or_insert(url_hash[i], i,
+                                                      [&](std::size_t j) { return c.features[j].canonical_url == f.canonical_url; });
+      if (first != i) into = first;
     }
     std::array<std::uint64_t, kBands> keys{};
     const bool lsh = f.title.size() >= kMinTokens;
     if (into == n && !f.title.empty()) {
-      auto [it, inserted] = by_exact.try_emplace(exact_key(f.title), i);
-      if (!inserted) into = it->second;
+      const std::size_t first = by_exact.find_or_insert(title_key[i], i, [](std::size_t) { return true; });
+      if (first != i) into = first;
     }
     if (into == n && lsh) {
       keys = band_keys(f.title);
-      for (int b = 0; b < kBands && into == n; ++b) {
-        auto found = buckets.find(keys[static_cast<std::size_t>(b)]);
-        if (found == buckets.end()) continue;
-        const auto& reps = found->second;
-        for (std::size_t k = 0; k < reps.size() && k < kBucketProbe; ++k) {
-          if (jaccard(f.title, c.features[reps[k]].title) >= kNearDuplicateJaccard) {
-            into = reps[k];
+      // All eight lookups first, each prefetched: their cache misses overlap instead of
+      // queueing. Lookups change nothing, so doing them before a fold is found is safe.
+      for (auto key : keys) by_band.prefetch(key);
+      bits.clear();
+      for (TokenId t : f.title) bits.push_back(token_bit(t));
+      std::array<const Bucket*, kBands> found{};
+      for (std::size_t b = 0; b < keys.size(); ++b)
+        if (const auto at = by_band.find(keys[b])) __builtin_prefetch(found[b] = &buckets[*at]);
+      for (std::size_t b = 0; b < keys.size() && into == n; ++b) {
+        if (found[b] == nullptr) continue;
+        for (std::size_t k = 0; k < found[b]->size; ++k) {
+          const std::size_t rep = found[b]->reps[k];
+          if (jaccard_bound(bits, sketches[rep]) < kNearDuplicateJaccard) continue;
+          if (jaccard(f.title, c.features[rep].title) >= kNearDuplicateJaccard) {
+            into = rep;
             break;
           }
         }
@@ -118,7 +224,12 @@ int dedupe(Corpus& c) {
       continue;
     }
     if (lsh)
-      for (auto key : keys) buckets[key].push_back(i);
+      for (auto key : keys) {
+        const std::size_t b = by_band.find_or_insert(key, buckets.size(), [](std::size_t) { return true; });
+        if (b == buckets.size()) buckets.emplace_back();
+        Bucket& bucket = buckets[b];
+        if (bucket.size < kBucketProbe) bucket.reps[bucket.size++] = static_cast<std::uint32_t>(i);
+      }
   }
   erase_items(c, drop);
   return folded;

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 
 #include "core/text.hpp"
 #include "core/url.hpp"
@@ -24,8 +25,8 @@ void normalize(Corpus& c) {
     }
     if (it.container) *it.container = core::sanitize_utf8(*it.container);
     it.url = core::strip_tracking(core::sanitize_utf8(core::trim(it.url)));
-    // Negative or non-finite counts are upstream noise, not engagement.
-    std::erase_if(it.engagement, [](const model::Engagement& e) { return !(e.value >= 0) || e.value > 1e15; });
+    // Non-finite or absurd counts are upstream noise, not engagement.
+    std::erase_if(it.engagement, [](const model::Engagement& e) { return !std::isfinite(e.value) || std::fabs(e.value) > 1e12; });
     f.canonical_url = core::canonical_url(it.url);
     f.folded_title = core::casefold(it.title);
     f.folded_snippet = core::casefold(it.snippet);

@@ -21,7 +21,6 @@ using model::SourceState;
 
 constexpr std::string_view kBase = "https://export.arxiv.org/api/query";
 constexpr int kMaxResults = 100;
-constexpr std::size_t kSnippetBytes = 400;
 
 // --- query building -------------------------------------------------------
 

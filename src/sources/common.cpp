@@ -191,8 +191,15 @@ SourceResult ResultBuilder::finish() {
   return std::move(result_);
 }
 
-void engage(model::Item& item, std::string_view field, std::optional<double> value) {
-  if (value && std::isfinite(*value) && *value >= 0) item.engagement.push_back({std::string(field), *value});
+void engage(model::Item& item, std::string_view field, std::optional<double> value, Sign sign) {
+  if (!value || !std::isfinite(*value) || std::fabs(*value) > 1e12) return;
+  if (*value < 0 && sign == Sign::counts) return;
+  item.engagement.push_back({std::string(field), *value});
+}
+
+std::optional<core::UnixSeconds> unix_time(std::optional<double> seconds) {
+  if (!seconds || !std::isfinite(*seconds) || *seconds <= 0 || *seconds > 32503680000.0) return std::nullopt;  // year 3000
+  return static_cast<core::UnixSeconds>(*seconds);
 }
 
 }  // namespace sources

@@ -56,7 +56,16 @@ class ResultBuilder {
   int successes_ = 0;
 };
 
-// Appends an engagement field only when the platform reported it.
-void engage(model::Item& item, std::string_view field, std::optional<double> value);
+// Appends an engagement field only when the platform reported a plausible number:
+// finite, |v| <= 1e12, and not negative unless the field is a net score (a downvoted
+// question really scores -3; a count of -1 is not a count).
+enum class Sign { counts, net_score };
+void engage(model::Item& item, std::string_view field, std::optional<double> value, Sign sign = Sign::counts);
+
+// A platform timestamp, or nothing when it is absurd (casting 1e300 would be undefined).
+std::optional<core::UnixSeconds> unix_time(std::optional<double> seconds);
+
+// Snippets are short: the brief quotes, it does not reprint.
+constexpr std::size_t kSnippetBytes = 400;
 
 }  // namespace sources

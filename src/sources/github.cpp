@@ -14,7 +14,6 @@ using nlohmann::json;
 using model::SourceState;
 
 constexpr std::string_view kApi = "https://api.github.com";
-constexpr std::size_t kSnippetBytes = 400;
 constexpr core::UnixSeconds kDay = 86400;
 
 std::optional<std::string> token(const Env& env) {

@@ -27,23 +27,6 @@ const model::Item* by_id(const std::vector<model::Item>& items, const std::strin
 }
 
 // Records request headers on top of the URL-routed fixtures.
-class HeaderSpy : public sources::Fetcher {
- public:
-  explicit HeaderSpy(FixtureFetcher& inner) : inner_(inner) {}
-  http::Response get(const http::Request& request) override {
-    requests.push_back(request);
-    return inner_.get(request);
-  }
-  std::optional<std::string> header(std::size_t i, const std::string& name) const {
-    for (const auto& h : requests.at(i).headers)
-      if (h.name == name) return h.value;
-    return std::nullopt;
-  }
-  std::vector<http::Request> requests;
-
- private:
-  FixtureFetcher& inner_;
-};
 
 core::Config with_token(const std::string& token) { return core::Config({{"GITHUB_TOKEN", token}}, {}); }
 
@@ -124,8 +107,7 @@ TEST(GitHub, ParsesRepositoriesAndIssuesIntoItems) {
 TEST(GitHub, KeylessRequestsStayInsideTheSearchBudget) {
   FixtureFetcher f;
   serve_rust(f);
-  HeaderSpy spy(f);
-  TestEnv t(spy);
+  TestEnv t(f);
   auto q = make_query("rust", "2026-11-01", "2026-11-29");
   q.sub_queries.push_back({"tokio io_uring", 0.5});
   q.sub_queries.push_back({"wasi", 0.3});
@@ -145,10 +127,10 @@ TEST(GitHub, KeylessRequestsStayInsideTheSearchBudget) {
             "https://api.github.com/search/repositories?q=tokio%20io_uring%20created%3A%3E2026-10-31&sort=stars&order=desc&"
             "per_page=20");
   EXPECT_EQ(urls[3], "https://api.github.com/search/repositories?q=wasi%20created%3A%3E2026-10-31&sort=stars&order=desc&per_page=20");
-  for (std::size_t i = 0; i < spy.requests.size(); ++i) {
-    EXPECT_EQ(spy.header(i, "Accept"), "application/vnd.github+json");
-    EXPECT_EQ(spy.header(i, "X-GitHub-Api-Version"), "2022-11-28");
-    EXPECT_FALSE(spy.header(i, "Authorization").has_value());
+  for (std::size_t i = 0; i < f.requests().size(); ++i) {
+    EXPECT_EQ(f.header(i, "Accept"), "application/vnd.github+json");
+    EXPECT_EQ(f.header(i, "X-GitHub-Api-Version"), "2022-11-28");
+    EXPECT_FALSE(f.header(i, "Authorization").has_value());
   }
   // Repositories found by every sub-query fold into one item with three hits.
   ASSERT_EQ(r.items[0].hits.size(), 3u);
@@ -158,8 +140,7 @@ TEST(GitHub, KeylessRequestsStayInsideTheSearchBudget) {
 TEST(GitHub, TokenAddsIssuesAndPullRequestsForEverySubQuery) {
   FixtureFetcher f;
   serve_rust(f);
-  HeaderSpy spy(f);
-  TestEnv t(spy, with_token("ghp_TESTTOKEN0000000000000000000000000000"));
+  TestEnv t(f, with_token("ghp_TESTTOKEN0000000000000000000000000000"));
   auto q = make_query("rust", "2026-11-01", "2026-11-29");
   q.sub_queries.push_back({"async traits", 0.5});
   auto r = gh().search(q, t.env);
@@ -170,8 +151,8 @@ TEST(GitHub, TokenAddsIssuesAndPullRequestsForEverySubQuery) {
       << urls[2];
   EXPECT_NE(urls[4].find("/search/issues?q=async%20traits%20is%3Aissue%20created"), std::string::npos) << urls[4];
   EXPECT_NE(urls[5].find("q=async%20traits%20is%3Apr%20"), std::string::npos) << urls[5];
-  for (std::size_t i = 0; i < spy.requests.size(); ++i)
-    EXPECT_EQ(spy.header(i, "Authorization"), "Bearer ghp_TESTTOKEN0000000000000000000000000000");
+  for (std::size_t i = 0; i < f.requests().size(); ++i)
+    EXPECT_EQ(f.header(i, "Authorization"), "Bearer ghp_TESTTOKEN0000000000000000000000000000");
   const auto* pr = by_id(r.items, "github:issue:3625510093");
   ASSERT_NE(pr, nullptr);
   EXPECT_EQ(pr->url, "https://github.com/rust-lang/rust/pull/148950");
@@ -357,8 +338,7 @@ TEST(GitHub, ListingAsksForNewRepositoriesByStars) {
   ASSERT_TRUE(gh().has_listing());
   FixtureFetcher f;
   f.on_body(kRepos, fixture("github/search_repositories_rust_2026-11.json"));
-  HeaderSpy spy(f);
-  TestEnv t(spy);
+  TestEnv t(f);
   sources::ListingQuery q;
   q.window = make_query("x", "2026-10-31", "2026-11-29").window;
   q.limit = 30;
@@ -367,7 +347,7 @@ TEST(GitHub, ListingAsksForNewRepositoriesByStars) {
   ASSERT_EQ(f.urls().size(), 1u);
   EXPECT_EQ(f.urls()[0],
             "https://api.github.com/search/repositories?q=created%3A%3E2026-11-22&sort=stars&order=desc&per_page=30");
-  EXPECT_EQ(spy.header(0, "Accept"), "application/vnd.github+json");
+  EXPECT_EQ(f.header(0, "Accept"), "application/vnd.github+json");
   EXPECT_EQ(r.items.size(), 3u);
   EXPECT_EQ(r.items[0].engagement_value("stars"), 4821);
 

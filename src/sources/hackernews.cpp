@@ -25,7 +25,7 @@ std::optional<model::Item> parse_hit(const json& hit) {
   if (item.url.empty()) item.url = thread;
   else item.discussion_url = thread;
   item.author = opt_str(hit, "author");
-  if (auto t = num(hit, "created_at_i")) item.published_at = static_cast<core::UnixSeconds>(*t);
+  if (auto t = unix_time(num(hit, "created_at_i"))) item.published_at = *t;
   else if (auto iso = core::parse_iso8601(str(hit, "created_at"))) item.published_at = *iso;
   engage(item, "points", num(hit, "points"));
   engage(item, "num_comments", num(hit, "num_comments"));

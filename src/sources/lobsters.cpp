@@ -22,7 +22,6 @@ using model::SourceState;
 using nlohmann::json;
 
 constexpr std::string_view kBase = "https://lobste.rs";
-constexpr std::size_t kSnippetBytes = 400;
 constexpr std::size_t kMaxTagPages = 3;  // per search: each is one more request
 constexpr int kDeepNewestPages = 3;      // newest pages 2..N on deep runs
 
@@ -57,10 +56,6 @@ std::optional<std::string> tag_for(const std::string& token) {
 }
 
 // Counts this large are corrupt data, not engagement.
-std::optional<double> plausible(std::optional<double> v) {
-  if (v && std::fabs(*v) > 1e12) return std::nullopt;
-  return v;
-}
 
 struct Story {
   model::Item item;
@@ -107,8 +102,8 @@ std::optional<Story> parse_story(const json& s) {
     item.container = joined;
   }
   if (auto t = core::parse_iso8601(str(s, "created_at"))) item.published_at = *t;
-  engage(item, "score", plausible(num(s, "score")));
-  engage(item, "comment_count", plausible(num(s, "comment_count")));
+  engage(item, "score", num(s, "score"), Sign::net_score);
+  engage(item, "comment_count", num(s, "comment_count"));
   std::string description = core::html_to_text(str(s, "description"));
   if (description.empty()) description = core::collapse_whitespace(str(s, "description_plain"));
   item.snippet = core::truncate_utf8(description, kSnippetBytes);

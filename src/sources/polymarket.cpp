@@ -18,7 +18,6 @@ using nlohmann::json;
 
 constexpr std::string_view kBase = "https://gamma-api.polymarket.com";
 constexpr std::string_view kSite = "https://polymarket.com";
-constexpr std::size_t kSnippetBytes = 400;
 constexpr int kDomainListingLimit = 100;  // a domain run filters locally, so it needs a wider net
 
 // Gamma flags are booleans, but tolerate "true"/"false" and 0/1 like its numbers.

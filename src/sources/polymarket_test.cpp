@@ -147,7 +147,7 @@ TEST(Polymarket, OddValuesAreToleratedNotInvented) {
   ASSERT_NE(odd, nullptr);
   EXPECT_FALSE(has_field(*odd, "odds"));       // outcomes string is malformed: no odds at all
   EXPECT_FALSE(has_field(*odd, "liquidity"));  // negative event value rejected; market's is junk
-  EXPECT_DOUBLE_EQ(odd->engagement_value("volume"), 1e308);  // "NaN" rejected, falls back to the market sum
+  EXPECT_FALSE(has_field(*odd, "volume"));  // "NaN" rejected; the market sum, 1e308, is not a plausible volume
   EXPECT_EQ(odd->published_at, at("2026-11-10T00:00:00Z"));
   EXPECT_EQ(odd->snippet, "bold & more");
   const auto* bad = by_id(r.items, "polymarket:2");

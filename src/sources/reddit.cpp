@@ -25,7 +25,6 @@ constexpr std::string_view kOauth = "https://oauth.reddit.com";
 constexpr std::string_view kTokenUrl = "https://www.reddit.com/api/v1/access_token";
 constexpr std::string_view kArctic = "https://arctic-shift.photon-reddit.com/api/posts/ids";
 constexpr std::size_t kArcticBatch = 500;  // the archive's documented per-request cap
-constexpr std::size_t kSnippetBytes = 400;
 
 // Reddit's own relative window; the window is then enforced locally on dates.
 std::string_view time_filter(const model::Window& w) {
@@ -80,14 +79,9 @@ std::optional<std::string> author_name(std::string_view name) {
   return std::string(name);
 }
 
-// A platform timestamp, or nothing when it is absurd (a cast of 1e300 would be undefined).
-std::optional<core::UnixSeconds> unix_time(std::optional<double> v) {
-  if (!v || !std::isfinite(*v) || *v <= 0 || *v > 32503680000.0) return std::nullopt;  // before year 3000
-  return static_cast<core::UnixSeconds>(*v);
-}
 
 void engage_reddit(model::Item& item, const json& obj) {
-  engage(item, "score", num(obj, "score"));
+  engage(item, "score", num(obj, "score"), Sign::net_score);
   engage(item, "num_comments", num(obj, "num_comments"));
   auto ratio = num(obj, "upvote_ratio");
   if (ratio && *ratio <= 1.0) engage(item, "upvote_ratio", ratio);
@@ -252,26 +246,6 @@ std::optional<Failure> parse_listing(const std::string& body, std::vector<model:
 
 // ---- requests ----
 
-std::string base64(std::string_view in) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    const unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8) |
-                       static_cast<unsigned char>(in[i + 2]);
-    for (int shift : {18, 12, 6, 0}) out.push_back(kAlphabet[(v >> shift) & 63]);
-  }
-  if (i < in.size()) {
-    unsigned v = static_cast<unsigned char>(in[i]) << 16;
-    if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
-    out.push_back(kAlphabet[(v >> 18) & 63]);
-    out.push_back(kAlphabet[(v >> 12) & 63]);
-    out.push_back(i + 1 < in.size() ? kAlphabet[(v >> 6) & 63] : '=');
-    out.push_back('=');
-  }
-  return out;
-}
 
 struct Credentials {
   std::string id, secret;
@@ -292,7 +266,7 @@ struct Token {
 // App-only OAuth (client_credentials). Reasons never echo the credentials or the token.
 Token fetch_token(Env& env, const Credentials& c) {
   http::Request req = make_request(env, std::string(kTokenUrl),
-                                   {{"Authorization", "Basic " + base64(c.id + ":" + c.secret)},
+                                   {{"Authorization", "Basic " + core::base64_encode(c.id + ":" + c.secret)},
                                     {"Content-Type", "application/x-www-form-urlencoded"},
                                     {"Accept", "application/json"}});
   req.method = "POST";

@@ -17,23 +17,6 @@ constexpr const char* kSearchUrl = "https://www.reddit.com/search.rss?q=rust%201
 constexpr const char* kArcticPrefix = "https://arctic-shift.photon-reddit.com/api/posts/ids?ids=";
 
 // Keeps whole requests (method, headers, body), which FixtureFetcher does not.
-class Recorder : public sources::Fetcher {
- public:
-  explicit Recorder(FixtureFetcher& inner) : inner_(inner) {}
-  http::Response get(const http::Request& r) override {
-    requests.push_back(r);
-    return inner_.get(r);
-  }
-  std::optional<std::string> header(std::size_t i, std::string_view name) const {
-    for (const auto& h : requests.at(i).headers)
-      if (h.name == name) return h.value;
-    return std::nullopt;
-  }
-  std::vector<http::Request> requests;
-
- private:
-  FixtureFetcher& inner_;
-};
 
 core::Config oauth_config() {
   return core::Config({{"REDDIT_CLIENT_ID", "p-jcoLKBynTLew"}, {"REDDIT_CLIENT_SECRET", "gko_LXELoV07ZBNUXrvWZfzE3aI"}}, {});
@@ -216,8 +199,7 @@ TEST(Reddit, OddArchiveValuesStayAbsent) {
   EXPECT_TRUE(a->engagement.empty());
   const auto* b = find_item(r, "reddit:1p6ab3c");
   ASSERT_NE(b, nullptr);
-  EXPECT_EQ(b->engagement.size(), 1u);  // the huge score is a number; the object and the ratio > 1 are not
-  EXPECT_EQ(b->engagement_value("score"), 1e308);
+  EXPECT_TRUE(b->engagement.empty());  // a 1e308 score is corrupt, the object and the ratio > 1 are not numbers
 }
 
 TEST(Reddit, RealRecordedAtomFeedsParse) {
@@ -271,25 +253,25 @@ TEST(Reddit, OAuthSearchPostsForATokenThenSearchesWithIt) {
   FixtureFetcher inner;
   inner.on_body("/api/v1/access_token", fixture("reddit/oauth_token.json"));
   inner.on_body("oauth.reddit.com/search", fixture("reddit/oauth_search_rust.json"));
-  Recorder rec(inner);
-  TestEnv t(rec, oauth_config());
+  TestEnv t(inner, oauth_config());
   auto r = reddit().search(make_query("rust 1.92", "2026-11-01", "2026-11-29"), t.env);
   ASSERT_EQ(r.state, SourceState::ok) << r.reason;
-  ASSERT_EQ(rec.requests.size(), 2u);  // no archive lookup: the API has scores
+  const auto sent = inner.requests();
+  ASSERT_EQ(sent.size(), 2u);  // no archive lookup: the API has scores
   EXPECT_EQ(r.requests, 2);
 
-  const auto& tok = rec.requests[0];
+  const auto& tok = sent[0];
   EXPECT_EQ(tok.url, "https://www.reddit.com/api/v1/access_token");
   EXPECT_EQ(tok.method, "POST");
   EXPECT_EQ(tok.body, "grant_type=client_credentials");
   // base64("p-jcoLKBynTLew:gko_LXELoV07ZBNUXrvWZfzE3aI")
-  EXPECT_EQ(rec.header(0, "Authorization"), "Basic cC1qY29MS0J5blRMZXc6Z2tvX0xYRUxvVjA3WkJOVVhydldaZnpFM2FJ");
-  EXPECT_EQ(rec.header(0, "Content-Type"), "application/x-www-form-urlencoded");
+  EXPECT_EQ(inner.header(0, "Authorization"), "Basic cC1qY29MS0J5blRMZXc6Z2tvX0xYRUxvVjA3WkJOVVhydldaZnpFM2FJ");
+  EXPECT_EQ(inner.header(0, "Content-Type"), "application/x-www-form-urlencoded");
 
-  const auto& search = rec.requests[1];
+  const auto& search = sent[1];
   EXPECT_EQ(search.method, "GET");
   EXPECT_EQ(search.url, "https://oauth.reddit.com/search?q=rust%201.92&t=month&sort=relevance&limit=25&raw_json=1&type=link");
-  EXPECT_EQ(rec.header(1, "Authorization"),
+  EXPECT_EQ(inner.header(1, "Authorization"),
             "bearer eyJhbGciOiJSUzI1NiIsImtpZCI6IlNIQTI1NjpzS3dsMnlsV0VtMjVmcXhwTU40cWY4MXE2OWFFdWFyMnpLMUdhVGxjdWNZIiwidHlwIjoiSldUIn0.test-token-body");
 
   // Three in-window posts; the October one, the null/odd children and the bad id are dropped.

@@ -18,13 +18,8 @@ using nlohmann::json;
 
 constexpr std::string_view kBase = "https://api.stackexchange.com/2.3";
 constexpr std::string_view kSite = "stackoverflow";
-constexpr std::size_t kSnippetBytes = 400;
 
 // Counts this large are corrupt data, not engagement.
-std::optional<double> plausible(std::optional<double> v) {
-  if (v && std::fabs(*v) > 1e12) return std::nullopt;
-  return v;
-}
 
 std::optional<model::Item> parse_question(const json& q, std::string_view site) {
   if (!q.is_object()) return std::nullopt;
@@ -43,11 +38,10 @@ std::optional<model::Item> parse_question(const json& q, std::string_view site) 
     if (!name.empty()) item.author = name;
   }
   item.container = std::string(site);
-  if (auto t = num(q, "creation_date"); t && *t > 0 && *t < 1e11)
-    item.published_at = static_cast<core::UnixSeconds>(*t);
-  engage(item, "score", plausible(num(q, "score")));
-  engage(item, "answer_count", plausible(num(q, "answer_count")));
-  engage(item, "view_count", plausible(num(q, "view_count")));
+  item.published_at = unix_time(num(q, "creation_date"));
+  engage(item, "score", num(q, "score"), Sign::net_score);
+  engage(item, "answer_count", num(q, "answer_count"));
+  engage(item, "view_count", num(q, "view_count"));
 
   std::string prefix;
   if (auto tags = q.find("tags"); tags != q.end() && tags->is_array()) {

@@ -64,7 +64,8 @@ TEST(StackExchange, ParsesQuestionsIntoItems) {
 
   const auto& b = r.items[1];
   EXPECT_EQ(b.author, "user24410077");  // deleted user keeps a display name
-  EXPECT_EQ(b.engagement.size(), 2u);   // score -3 is not reported as engagement
+  EXPECT_EQ(b.engagement.size(), 3u);   // a downvoted question really scores -3
+  EXPECT_EQ(b.engagement_value("score"), -3);
   EXPECT_EQ(b.engagement_value("view_count"), 38);
   EXPECT_EQ(b.snippet,
             "[rust, rust-tokio] unanswered. Calling block_on inside #[tokio::main] panics & I don't know why.");

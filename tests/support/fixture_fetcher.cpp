@@ -28,7 +28,7 @@ FixtureFetcher& FixtureFetcher::on_error(std::string url_contains, http::NetErro
 
 http::Response FixtureFetcher::get(const http::Request& request) {
   std::lock_guard lock(mu_);
-  urls_.push_back(request.url);
+  requests_.push_back(request);
   for (auto& [needle, response] : routes_) {
     if (request.url.find(needle) != std::string::npos) {
       http::Response r = response;
@@ -46,7 +46,21 @@ http::Response FixtureFetcher::get(const http::Request& request) {
 
 std::vector<std::string> FixtureFetcher::urls() const {
   std::lock_guard lock(mu_);
-  return urls_;
+  std::vector<std::string> out;
+  for (const auto& r : requests_) out.push_back(r.url);
+  return out;
+}
+
+std::vector<http::Request> FixtureFetcher::requests() const {
+  std::lock_guard lock(mu_);
+  return requests_;
+}
+
+std::optional<std::string> FixtureFetcher::header(std::size_t request_index, std::string_view name) const {
+  std::lock_guard lock(mu_);
+  for (const auto& h : requests_.at(request_index).headers)
+    if (h.name == name) return h.value;
+  return std::nullopt;
 }
 
 sources::Query make_query(const std::string& text, const std::string& from_date, const std::string& to_date) {

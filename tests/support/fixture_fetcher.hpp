@@ -1,6 +1,8 @@
 #pragma once
 // In-memory Fetcher for source tests: answers by URL substring, records what was asked.
 #include <mutex>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -17,11 +19,14 @@ class FixtureFetcher : public sources::Fetcher {
   FixtureFetcher& on_error(std::string url_contains, http::NetError error);
   http::Response get(const http::Request& request) override;
   std::vector<std::string> urls() const;
+  // Every request as sent (method, headers, body), in order.
+  std::vector<http::Request> requests() const;
+  std::optional<std::string> header(std::size_t request_index, std::string_view name) const;
 
  private:
   mutable std::mutex mu_;
   std::vector<std::pair<std::string, http::Response>> routes_;
-  std::vector<std::string> urls_;
+  std::vector<http::Request> requests_;
 };
 
 // A source Env over a fetcher with an empty config and a far deadline.
