@@ -22,7 +22,8 @@ bool emit_output(const Options& o, const std::string& text, const persist::Write
     std::fflush(stdout);
     return true;
   }
-  if (!writer.write(o.output_file, text)) {
+  // A typo in --output should fail, not grow a directory tree.
+  if (!writer.write(o.output_file, text, persist::Writer::Parents::must_exist)) {
     std::fprintf(stderr, "last30days: cannot write --output '%s'\n", o.output_file.c_str());
     return false;
   }

@@ -8,9 +8,9 @@
 
 namespace persist {
 
-bool Writer::write(const std::filesystem::path& path, std::string_view content) const {
+bool Writer::write(const std::filesystem::path& path, std::string_view content, Parents parents) const {
   std::error_code ec;
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  if (parents == Parents::create && path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
   const auto tmp = path.string() + ".tmp" + std::to_string(::getpid());
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);

@@ -19,9 +19,10 @@ class Writer {
   Writer& operator=(const Writer&) = delete;
   Writer& operator=(Writer&&) = delete;
 
-  // Creates parent directories; writes a temp file and renames it into place, so a
-  // reader never sees half a file. Secrets are scrubbed. False (and a log line) on failure.
-  bool write(const std::filesystem::path& path, std::string_view content) const;
+  enum class Parents { create, must_exist };
+  // Writes a temp file and renames it into place, so a reader never sees half a file.
+  // Secrets are scrubbed. False (and a log line) on failure.
+  bool write(const std::filesystem::path& path, std::string_view content, Parents parents = Parents::create) const;
 
  private:
   Writer() = default;

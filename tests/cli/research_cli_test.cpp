@@ -263,3 +263,33 @@ TEST(ResearchCli, HostPlanDrivesTheSubQueries) {
   EXPECT_EQ(s.requests_under("/hn"), 2) << "one search per sub-query";
   EXPECT_EQ(j["source_status"].size(), 1u) << "--search hn limits the run to Hacker News";
 }
+
+TEST(ResearchCli, OutputFileGetsTheBriefAndStdoutStaysEmpty) {
+  Scenario s;
+  TempDir out;
+  auto args = kArgs;
+  args.insert(args.end(), {"--output", out.path() + "/brief.json"});
+  auto r = s.run(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  std::ifstream f(out.path() + "/brief.json");
+  auto j = json::parse(f);
+  EXPECT_EQ(j["kind"], "research");
+  auto bad = s.run({"tokio runtime", "--output", out.path() + "/missing-dir/brief.txt"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--output"), std::string::npos);
+}
+
+TEST(ResearchCli, DoctorProbesEverySourceAndSaysHowToFixIt) {
+  Scenario s([](const FakeRequest& r) -> std::optional<FakeReply> {
+    if (r.path.rfind("/pm/", 0) == 0) return FakeReply::html("<html><body>Please verify you are human (captcha)</body></html>", 403);
+    return std::nullopt;
+  });
+  auto r = s.run({"doctor"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const char* id : {"hackernews", "reddit", "polymarket", "github", "arxiv", "lobsters", "stackexchange"})
+    EXPECT_NE(r.out.find(id), std::string::npos) << id;
+  EXPECT_NE(r.out.find("rate-limited"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("fix:"), std::string::npos);
+  EXPECT_EQ(s.run({"doctor", "--strict"}).exit_code, 3);
+}
