@@ -178,6 +178,11 @@ int dedupe(Corpus& c) {
   constexpr std::size_t kAhead = 8;
   std::vector<std::uint64_t> bits;
   std::vector<bool> drop(n, false);
+  // Where each item went: itself, or the representative it folded into. The URL and
+  // title maps remember an item before it may fold, so a later match resolves through
+  // this, or it would fold into a dropped item and vanish with it.
+  std::vector<std::uint32_t> folded_into(n);
+  std::iota(folded_into.begin(), folded_into.end(), 0u);
   int folded = 0;
 
   for (std::size_t i = 0; i < n; ++i) {
@@ -187,13 +192,13 @@ int dedupe(Corpus& c) {
     if (!f.canonical_url.empty()) {
       const std::size_t first = by_url.find_or_insert(url_hash[i], i,
                                                       [&](std::size_t j) { return c.features[j].canonical_url == f.canonical_url; });
-      if (first != i) into = first;
+      if (first != i) into = folded_into[first];
     }
     std::array<std::uint64_t, kBands> keys{};
     const bool lsh = f.title.size() >= kMinTokens;
     if (into == n && !f.title.empty()) {
       const std::size_t first = by_exact.find_or_insert(title_key[i], i, [](std::size_t) { return true; });
-      if (first != i) into = first;
+      if (first != i) into = folded_into[first];
     }
     if (into == n && lsh) {
       keys = band_keys(f.title);
@@ -218,6 +223,7 @@ int dedupe(Corpus& c) {
       }
     }
     if (into != n) {
+      folded_into[i] = static_cast<std::uint32_t>(into);
       fold_into(c.items[into], c.items[i]);
       drop[i] = true;
       ++folded;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 #include "pipeline/plan.hpp"
 #include "pipeline/stages.hpp"
@@ -289,4 +290,17 @@ TEST(Plan, HostPlanIsValidated) {
   EXPECT_FALSE(parse_host_plan(R"({"sub_queries":["a"],"source_weights":{"myspace":1}})", &err));
   EXPECT_NE(err.find("myspace"), std::string::npos);
   EXPECT_FALSE(parse_host_plan(R"({"sub_queries":[{"query":"a","weight":-1}]})", &err));
+}
+
+TEST(Dedupe, AFoldedItemsUrlStillLeadsToItsRepresentative) {
+  // b folds into a by title; c shares only b's URL. c must fold into a, not vanish with b.
+  auto c = corpus("vector database", {item("hackernews", "a", "Vector database benchmarks for 2026 released", "https://a.example/post", kAsOf, {{"points", 900}}),
+                                      item("reddit", "b", "Vector database benchmarks for 2026 released", "https://b.example/post", kAsOf, {{"score", 50}}),
+                                      item("lobsters", "c", "Totally different wording here", "https://b.example/post", kAsOf, {{"score", 1}})});
+  score(c);
+  EXPECT_EQ(dedupe(c), 2);
+  ASSERT_EQ(c.items.size(), 1u);
+  std::set<std::string> seen;
+  for (const auto& s : c.items[0].also_seen) seen.insert(s.source);
+  EXPECT_EQ(seen, (std::set<std::string>{"reddit", "lobsters"}));
 }
