@@ -172,9 +172,9 @@ TEST(HttpClient, HonoursRetryAfterOnlyWhenItFitsTheDeadline) {
   EXPECT_GE(ms_since(t0), 950);
 
   FakeUpstream strict([](const FakeRequest&) {
-    auto r = FakeReply::json("{}", 429);
-    r.headers.push_back({"Retry-After", "120"});
-    return r;
+    auto reply = FakeReply::json("{}", 429);
+    reply.headers.push_back({"Retry-After", "120"});
+    return reply;
   });
   auto c2 = client_for(strict);
   const auto t1 = std::chrono::steady_clock::now();
