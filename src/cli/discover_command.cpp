@@ -90,6 +90,8 @@ int one_shot(const Options& o, RunContext& ctx, const persist::Writer& writer) {
   report.domain = o.domain;
   report.source_status = std::move(noms.status);
   report.nomination_ms = noms.elapsed_ms;
+  auto lw = discover::listing_warnings(report.source_status);
+  report.warnings.insert(report.warnings.begin(), lw.begin(), lw.end());
   if (!emit_output(o, render_report(o, report), writer)) return 2;
   return exit_code_for(o, report.source_status);
 }
@@ -158,6 +160,8 @@ int judgments_leg(const Options& o, RunContext& ctx, const persist::Writer& writ
   report.domain = bundle->domain;
   report.source_status = bundle->source_status;
   report.bundle_id = bundle->bundle_id;
+  auto lw = discover::listing_warnings(report.source_status);
+  report.warnings.insert(report.warnings.begin(), lw.begin(), lw.end());
   const fs::path pending = dir / discover::kPendingFile;
   if (!writer.write(pending, discover::pending_to_json(*bundle, report)))
     return usage(fmt::format("--judgments: cannot write {}", pending.string()));

@@ -49,6 +49,20 @@ Nominations nominate(const std::string& domain, const model::Window& window, cor
   return out;
 }
 
+std::vector<std::string> listing_warnings(const std::map<std::string, model::SourceStatus>& status) {
+  std::vector<std::string> out;
+  std::string degraded;
+  int healthy = 0;
+  for (const auto& [id, st] : status) {
+    if (model::is_degraded(st.state)) degraded += fmt::format("{}{} ({})", degraded.empty() ? "" : ", ", id, model::to_string(st.state));
+    else ++healthy;
+  }
+  if (!degraded.empty()) out.push_back("listings degraded: " + degraded);
+  if (healthy == 0 && !status.empty())
+    out.push_back("no listing answered: nothing could be asked, which says nothing about what is spiking");
+  return out;
+}
+
 model::DiscoveryReport enrich_and_select(std::vector<model::Topic> topics, const std::vector<double>& score,
                                          const EnrichPlan& plan, const model::Window& window, core::UnixSeconds now) {
   model::DiscoveryReport report;

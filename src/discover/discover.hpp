@@ -32,6 +32,9 @@ struct EnrichPlan {
   SubRun run = research_subrun;
 };
 
+// Warnings about the listings themselves: degraded ones, and none answering at all.
+std::vector<std::string> listing_warnings(const std::map<std::string, model::SourceStatus>& status);
+
 // Enriches the top kMaxEnriched topics by `score` (velocity, or the judged blend), then
 // applies the floor and fold. `score` is parallel to topics.
 model::DiscoveryReport enrich_and_select(std::vector<model::Topic> topics, const std::vector<double>& score,

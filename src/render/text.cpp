@@ -1,6 +1,7 @@
 // The readable briefs: compact (terminal) and Markdown.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <unordered_map>
@@ -113,7 +114,11 @@ std::string research_compact(const model::Report& r) {
     if (c.items.size() > kItemsPerCluster) out += fmt::format("      (+{} more)\n", c.items.size() - kItemsPerCluster);
   }
   if (r.clusters.size() > limit) out += fmt::format("\n… {} more stories (use --emit json for all)\n", r.clusters.size() - limit);
-  if (r.items.empty()) out += "No items survived the window and relevance filters.\n";
+  const bool any_answered = std::any_of(r.source_status.begin(), r.source_status.end(), [](const auto& kv) {
+    return !model::is_degraded(kv.second.state) && kv.second.state != model::SourceState::skipped_unconfigured;
+  });
+  if (r.items.empty())
+    out += any_answered ? "No items survived the window and relevance filters.\n" : "No source could be asked, so there is nothing to report.\n";
   if (!r.warnings.empty()) {
     out += "\n";
     for (const auto& w : r.warnings) out += "! " + w + "\n";
