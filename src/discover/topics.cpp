@@ -313,7 +313,14 @@ std::string short_number(double v) {
 
 std::string why_line(const model::Topic& t) {
   std::vector<std::string> parts;
-  for (const auto& src : t.sources) {
+  std::vector<std::string> loudest = t.sources;  // the strongest evidence first
+  auto engagement = [&](const std::string& src) {  // a bundle read back from disk may lack a source
+    auto it = t.engagement_by_source.find(src);
+    return it == t.engagement_by_source.end() ? 0.0 : it->second;
+  };
+  std::stable_sort(loudest.begin(), loudest.end(),
+                   [&](const std::string& a, const std::string& b) { return engagement(a) > engagement(b); });
+  for (const auto& src : loudest) {
     double best = -1;
     const model::Item* top = nullptr;
     for (const auto& s : t.seeds)

@@ -24,7 +24,7 @@ std::string numbers(const model::Topic& t) {
 
 std::string enrichment_line(const model::TopicEnrichment& e) {
   switch (e.status) {
-    case model::EnrichStatus::enriched: return fmt::format("enriched: {} items found in the window", e.items);
+    case model::EnrichStatus::enriched: return fmt::format("enriched: {} item{} found in the window", e.items, e.items == 1 ? "" : "s");
     case model::EnrichStatus::failed: return "enrichment failed: " + e.error.value_or("unknown error");
     case model::EnrichStatus::nomination_only: return e.error ? "nomination only (" + *e.error + ")" : "nomination only (not enriched)";
   }
