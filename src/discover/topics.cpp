@@ -160,7 +160,24 @@ std::string distill_name(const std::vector<const model::Item*>& items) {
       words = std::move(candidate);
   }
   if (words.size() > kMaxClauseWords) {
-    // Too long to be a name: keep its content words, in order.
+    // Too long to be a name. Best: cut before a function word, so the name is
+    // still a phrase ("Quantum teleportation across 100 km" of "... of deployed city fiber").
+    const auto is_stop = [](const std::string& w) { return core::is_stopword(core::casefold(w)); };
+    for (std::size_t cut = std::min(words.size() - 1, kMaxClauseWords); cut >= 3; --cut) {
+      if (!is_stop(words[cut]) || is_stop(words[cut - 1])) continue;
+      std::vector<std::string> head(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(cut));
+      const auto content = std::count_if(head.begin(), head.end(), [](const std::string& w) {
+        const auto n = norm_word(w);
+        return !n.empty() && !core::is_stopword(n) && !core::is_generic(n);
+      });
+      if (content >= 2) {
+        words = std::move(head);
+        break;
+      }
+    }
+  }
+  if (words.size() > kMaxClauseWords) {
+    // No phrase boundary: keep its content words, in order.
     std::vector<std::string> keep;
     for (const auto& w : words) {
       const std::string n = norm_word(w);

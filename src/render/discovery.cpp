@@ -110,7 +110,7 @@ std::string discovery_compact(const model::DiscoveryReport& r) {
     for (const auto& s : t.sources) srcs += (srcs.empty() ? "" : "+") + s;
     out += fmt::format("{:>2}. {}  [velocity {} · {} · {}]\n", ++rank, t.name, human_number(std::round(t.velocity)), t.momentum, srcs);
     out += "    why: " + t.why + "\n";
-    out += "    numbers: " + numbers(t) + "\n";
+    out += "    engagement: " + numbers(t) + "\n";
     out += "    " + enrichment_line(t.enrichment) + "\n";
     for (std::size_t i = 0; i < t.evidence_urls.size() && i < 3; ++i) out += "    evidence: " + t.evidence_urls[i] + "\n";
     for (const auto& [kind, angle] : t.angles) out += fmt::format("    {} angle: {}\n", kind == "x_article" ? "X article" : kind, angle);
@@ -132,7 +132,7 @@ std::string discovery_markdown(const model::DiscoveryReport& r) {
   for (const auto& t : r.results) {
     std::string srcs;
     for (const auto& s : t.sources) srcs += (srcs.empty() ? "" : ", ") + s;
-    out += fmt::format("## {}. {}\n\n*velocity {} · {} · {}*\n\n- why: {}\n- numbers: {}\n- {}\n", ++rank, t.name,
+    out += fmt::format("## {}. {}\n\n*velocity {} · {} · {}*\n\n- why: {}\n- engagement: {}\n- {}\n", ++rank, t.name,
                        human_number(std::round(t.velocity)), t.momentum, srcs, t.why, numbers(t), enrichment_line(t.enrichment));
     for (std::size_t i = 0; i < t.evidence_urls.size() && i < 3; ++i) out += fmt::format("- <{}>\n", t.evidence_urls[i]);
     for (const auto& [kind, angle] : t.angles) out += fmt::format("- {} angle: {}\n", kind, angle);
