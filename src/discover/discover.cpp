@@ -52,13 +52,10 @@ Nominations nominate(const std::string& domain, const model::Window& window, cor
 std::vector<std::string> listing_warnings(const std::map<std::string, model::SourceStatus>& status) {
   std::vector<std::string> out;
   std::string degraded;
-  int healthy = 0;
-  for (const auto& [id, st] : status) {
+  for (const auto& [id, st] : status)
     if (model::is_degraded(st.state)) degraded += fmt::format("{}{} ({})", degraded.empty() ? "" : ", ", id, model::to_string(st.state));
-    else ++healthy;
-  }
   if (!degraded.empty()) out.push_back("listings degraded: " + degraded);
-  if (healthy == 0 && !status.empty())
+  if (!model::any_answered(status) && !status.empty())
     out.push_back("no listing answered: nothing could be asked, which says nothing about what is spiking");
   return out;
 }

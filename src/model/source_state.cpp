@@ -22,4 +22,12 @@ bool is_degraded(SourceState s) {
   return s != SourceState::ok && s != SourceState::no_results && s != SourceState::skipped_unconfigured;
 }
 
+bool answered(SourceState s) { return s == SourceState::ok || s == SourceState::no_results || s == SourceState::partial; }
+
+bool any_answered(const std::map<std::string, SourceStatus>& status) {
+  for (const auto& [id, st] : status)
+    if (answered(st.state)) return true;
+  return false;
+}
+
 }  // namespace model

@@ -1,5 +1,6 @@
 #pragma once
 // The closed set of states a source ends a run in (spec §4).
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,6 +24,10 @@ std::string_view to_string(SourceState s);  // "no-results", "rate-limited", ...
 std::optional<SourceState> parse_source_state(std::string_view s);
 // ok / no-results / skipped-unconfigured are healthy; anything else makes --strict exit 3.
 bool is_degraded(SourceState s);
+// The source was asked and answered (partial counts: some of it answered).
+bool answered(SourceState s);
+struct SourceStatus;
+bool any_answered(const std::map<std::string, SourceStatus>& status);
 
 struct SourceStatus {
   SourceState state = SourceState::ok;

@@ -15,17 +15,18 @@ model::Outcome decide_outcome(const std::vector<model::Item>& items,
                               const std::map<std::string, model::SourceStatus>& status,
                               std::vector<std::string>& warnings) {
   std::vector<std::string> degraded;
-  int healthy = 0;
+  std::size_t asked = 0;
   for (const auto& [id, st] : status) {
+    if (st.state != model::SourceState::skipped_unconfigured) ++asked;
     if (model::is_degraded(st.state)) degraded.push_back(fmt::format("{} ({})", id, model::to_string(st.state)));
-    else if (st.state != model::SourceState::skipped_unconfigured) ++healthy;
   }
   if (!degraded.empty()) {
     std::string list;
     for (const auto& d : degraded) list += (list.empty() ? "" : ", ") + d;
-    warnings.push_back(fmt::format("{} of {} sources degraded: {}", degraded.size(), degraded.size() + static_cast<std::size_t>(healthy), list));
+    warnings.push_back(fmt::format("{} of {} sources degraded: {}", degraded.size(), asked, list));
   }
-  if (healthy == 0 && !status.empty()) warnings.push_back("no source answered: the brief is empty because nothing could be asked, not because nothing happened");
+  const bool nothing_asked = !status.empty() && !model::any_answered(status);
+  if (nothing_asked) warnings.push_back("no source answered: the brief is empty because nothing could be asked, not because nothing happened");
 
   if (!items.empty() && items.size() < kThinItems)
     warnings.push_back(fmt::format("thin evidence: only {} item{} survived filtering", items.size(), items.size() == 1 ? "" : "s"));
@@ -44,7 +45,10 @@ model::Outcome decide_outcome(const std::vector<model::Item>& items,
   const bool solid = std::any_of(items.begin(), items.end(), [](const model::Item& it) {
     return it.scores.final >= kSolidFinal && it.scores.relevance >= kSolidRelevance;
   });
-  if (!solid) warnings.push_back("nothing solid: no item cleared the relevance and score floor");
+  // With nothing asked, "no source answered" already says why the brief is empty.
+  if (!solid && !nothing_asked)
+    warnings.push_back(items.empty() ? "nothing solid: nothing in the window matched the topic"
+                                     : "nothing solid: no item cleared the relevance and score floor");
   return solid ? model::Outcome::ok : model::Outcome::nothing_solid;
 }
 

@@ -100,7 +100,9 @@ std::string discovery_compact(const model::DiscoveryReport& r) {
   out += fmt::format("enrichment: {} tier · depth {} · {} workers · {:.0f} s budget · took {:.1f} s\n\n", r.enrichment.tier,
                      model::to_string(r.enrichment.depth), r.enrichment.max_workers, r.enrichment.budget_seconds,
                      static_cast<double>(r.enrichment.elapsed_ms) / 1000.0);
-  if (r.results.empty()) {
+  if (r.results.empty() && !model::any_answered(r.source_status)) {
+    out += "No listing could be asked, so there is nothing to rank.\n";
+  } else if (r.results.empty()) {
     out += "Nothing solid is spiking right now";
     out += r.weak_signal ? fmt::format(". Closest weak signal: \"{}\" — {}.\n", r.weak_signal->name, r.weak_signal->reason) : ".\n";
   }

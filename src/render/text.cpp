@@ -87,7 +87,8 @@ std::string research_compact(const model::Report& r) {
     if (model::is_degraded(st.state) || st.state == model::SourceState::skipped_unconfigured)
       out += fmt::format("  {}: {} — {}\n", id, model::to_string(st.state), st.reason);
   out += "\n";
-  if (r.outcome == model::Outcome::nothing_solid)
+  const bool any_answered = model::any_answered(r.source_status);
+  if (r.outcome == model::Outcome::nothing_solid && any_answered)
     out += fmt::format("Nothing solid about \"{}\" in the last {} days.{}\n\n", r.topic, r.window.days,
                        r.items.empty() ? "" : " Closest weak signals:");
   const auto items = index_items(r);
@@ -114,9 +115,6 @@ std::string research_compact(const model::Report& r) {
     if (c.items.size() > kItemsPerCluster) out += fmt::format("      (+{} more)\n", c.items.size() - kItemsPerCluster);
   }
   if (r.clusters.size() > limit) out += fmt::format("\n… {} more stories (use --emit json for all)\n", r.clusters.size() - limit);
-  const bool any_answered = std::any_of(r.source_status.begin(), r.source_status.end(), [](const auto& kv) {
-    return !model::is_degraded(kv.second.state) && kv.second.state != model::SourceState::skipped_unconfigured;
-  });
   if (r.items.empty())
     out += any_answered ? "No items survived the window and relevance filters.\n" : "No source could be asked, so there is nothing to report.\n";
   if (!r.warnings.empty()) {
@@ -160,7 +158,9 @@ std::string research_markdown(const model::Report& r) {
   for (const auto& [id, st] : r.source_status)
     out += fmt::format("| {} | {} | {} | {} |\n", id, model::to_string(st.state), st.items, md_escape(st.reason));
   out += "\n";
-  if (r.outcome == model::Outcome::nothing_solid)
+  if (!model::any_answered(r.source_status))
+    out += "**No source could be asked**, so there is nothing to report.\n\n";
+  else if (r.outcome == model::Outcome::nothing_solid)
     out += fmt::format("**Nothing solid** about this topic in the window.{}\n\n", r.items.empty() ? "" : " Closest weak signals below.");
   const auto items = index_items(r);
   const std::size_t limit = cluster_limit(r.depth);

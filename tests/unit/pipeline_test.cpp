@@ -255,6 +255,26 @@ TEST(Outcome, NothingSolidAndEvidenceWarnings) {
   };
   EXPECT_TRUE(has("concentrated evidence"));
   EXPECT_TRUE(has("arxiv (timeout)"));
+  EXPECT_TRUE(has("1 of 2 sources degraded"));
+}
+
+TEST(Outcome, PartialSourcesAnsweredButUnreachableOnesDidNot) {
+  std::vector<std::string> warnings;
+  auto has = [&](std::string_view s) {
+    return std::any_of(warnings.begin(), warnings.end(), [&](auto& w) { return w.find(s) != std::string::npos; });
+  };
+  std::map<std::string, model::SourceStatus> partial{{"reddit", {model::SourceState::partial, 0, "one stream failed", 0, 2}}};
+  EXPECT_EQ(decide_outcome({}, partial, warnings), model::Outcome::nothing_solid);
+  EXPECT_FALSE(has("no source answered"));
+  EXPECT_TRUE(has("nothing solid: nothing in the window matched the topic"));
+
+  warnings.clear();
+  std::map<std::string, model::SourceStatus> down{{"reddit", {model::SourceState::unreachable, 0, "dns", 0, 1}},
+                                                  {"github", {model::SourceState::skipped_unconfigured, 0, "off", 0, 0}}};
+  EXPECT_EQ(decide_outcome({}, down, warnings), model::Outcome::nothing_solid);
+  EXPECT_TRUE(has("no source answered"));
+  EXPECT_TRUE(has("1 of 1 sources degraded"));
+  EXPECT_FALSE(has("nothing solid"));  // the empty brief is explained by the outage, not by the topic
 }
 
 TEST(Plan, DeterministicAndDepthBounded) {
