@@ -53,7 +53,10 @@ std::string research_html(const model::Report& r) {
     out += fmt::format("<tr><td>{}</td><td{}>{}</td><td>{}</td><td>{}</td></tr>\n", esc(id),
                        model::is_degraded(st.state) ? " class=\"bad\"" : "", model::to_string(st.state), st.items, esc(st.reason));
   out += "</table>\n";
-  if (r.outcome == model::Outcome::nothing_solid) out += "<p><strong>Nothing solid</strong> about this topic in the window.</p>\n";
+  if (!model::any_answered(r.source_status))
+    out += "<p><strong>No source could be asked</strong>, so there is nothing to report.</p>\n";
+  else if (r.outcome == model::Outcome::nothing_solid)
+    out += "<p><strong>Nothing solid</strong> about this topic in the window.</p>\n";
   std::unordered_map<std::string, const model::Item*> items;
   for (const auto& it : r.items) items[it.id] = &it;
   for (std::size_t k = 0; k < r.clusters.size(); ++k) {
