@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build and the tests need. Idempotent; needs root (or sudo).
+#   scripts/deps.sh [--fuzz]    (--fuzz adds clang for the libFuzzer preset)
 set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache
@@ -7,6 +8,7 @@ PACKAGES=(
   libcli11-dev libfmt-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
+if [ "${1:-}" = "--fuzz" ]; then PACKAGES+=(clang); fi
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -186,9 +186,11 @@ int finalize_leg(const Options& o, RunContext& ctx, const persist::Writer& write
   // Offline: replay/live mixing cannot matter here, so only id and age are checked.
   if (auto bad = discover::check_bundle(bundle, angles->bundle_id, core::now_unix(), bundle.replay, "--angles"))
     return usage(*bad);
-  for (const auto& [key, kinds] : angles->by_topic) {
+  for (const auto& entry : angles->by_topic) {
+    const std::string& key = entry.first;
+    const auto& kinds = entry.second;
     auto it = std::find_if(report.results.begin(), report.results.end(),
-                           [&](const model::Topic& t) { return t.id == key || t.name == key; });
+                           [&key](const model::Topic& t) { return t.id == key || t.name == key; });
     if (it == report.results.end())
       return usage(fmt::format("--angles: '{}' is not a result of bundle {}", key, bundle.bundle_id));
     for (const auto& [kind, value] : kinds) it->angles[kind] = value;

@@ -1,0 +1,101 @@
+// libFuzzer target: whatever an upstream or a host agent sends must end in a state
+// or an error message, never a crash, a hang or a sanitizer report.
+//
+// Input: byte 0 picks the target, byte 1 the content type and credentials, the rest
+// is the body every request is answered with (or the host file's text).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/config.hpp"
+#include "core/text.hpp"
+#include "core/time.hpp"
+#include "discover/protocol.hpp"
+#include "pipeline/plan.hpp"
+#include "sources/source.hpp"
+
+namespace {
+
+class EchoFetcher : public sources::Fetcher {
+ public:
+  EchoFetcher(std::string_view body, std::string content_type) : body_(body), type_(std::move(content_type)) {}
+  http::Response get(const http::Request& request) override {
+    http::Response r;
+    r.status = 200;
+    r.content_type = type_;
+    r.body.assign(body_);
+    r.final_url = request.url;
+    r.attempts = 1;
+    return r;
+  }
+
+ private:
+  std::string_view body_;
+  std::string type_;
+};
+
+constexpr std::string_view kTypes[] = {"application/json", "application/atom+xml", "text/html", "text/xml",
+                                       "application/rss+xml", "text/plain", "", "application/json"};
+
+model::Window window() {
+  const auto to = core::parse_iso8601("2026-11-29T00:00:00Z").value_or(0);
+  return model::Window::ending(to, 30);
+}
+
+void run_source(const sources::Source& src, std::string_view body, std::uint8_t flags) {
+  core::Config config;
+  if (flags & 0x08) {  // exercise the credentialed paths too
+    config.set_override("REDDIT_CLIENT_ID", "fuzz-id");
+    config.set_override("REDDIT_CLIENT_SECRET", "fuzz-secret");
+    config.set_override("GITHUB_TOKEN", "fuzz-token");
+    config.set_override("STACKEXCHANGE_KEY", "fuzz-key");
+  }
+  EchoFetcher fetcher(body, std::string(kTypes[flags & 0x07]));
+  sources::Env env{config, fetcher, core::Deadline::in(core::Millis(60000)), {}};
+  if (flags & 0x10) {
+    if (!src.has_listing()) return;
+    sources::ListingQuery q;
+    q.window = window();
+    if (flags & 0x20) {
+      q.domain = "ai";
+      q.domain_terms = {"ai", "llm"};
+    }
+    (void)src.listing(q, env);
+  } else {
+    sources::Query q;
+    q.window = window();
+    q.sub_queries.push_back({"rust async", 1.0});
+    (void)src.search(q, env);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size < 2) return 0;
+  const std::uint8_t target = data[0];
+  const std::uint8_t flags = data[1];
+  const std::string_view body(reinterpret_cast<const char*>(data + 2), size - 2);
+  const auto& all = sources::all();
+  const std::size_t host_targets = 6;
+  const std::size_t pick = target % (all.size() + host_targets);
+  std::string error;
+  if (pick < all.size()) {
+    run_source(*all[pick], body, flags);
+    return 0;
+  }
+  switch (pick - all.size()) {
+    case 0: (void)pipeline::parse_host_plan(body, &error); break;
+    case 1: (void)discover::parse_judgments(body, &error); break;
+    case 2: (void)discover::parse_angles(body, &error); break;
+    case 3: (void)discover::bundle_from_json(body, &error); break;
+    case 4: (void)discover::pending_from_json(body, &error); break;
+    default:
+      (void)core::html_to_text(body);
+      (void)core::parse_iso8601(body);
+      (void)core::parse_http_date(body);
+      break;
+  }
+  return 0;
+}
