@@ -12,7 +12,11 @@
 #include "core/text.hpp"
 #include "core/time.hpp"
 #include "discover/protocol.hpp"
+#include "discover/topics.hpp"
+#include "model/discovery.hpp"
 #include "pipeline/plan.hpp"
+#include "pipeline/research.hpp"
+#include "render/render.hpp"
 #include "sources/source.hpp"
 
 namespace {
@@ -38,9 +42,41 @@ class EchoFetcher : public sources::Fetcher {
 constexpr std::string_view kTypes[] = {"application/json", "application/atom+xml", "text/html", "text/xml",
                                        "application/rss+xml", "text/plain", "", "application/json"};
 
-model::Window window() {
-  const auto to = core::parse_iso8601("2026-11-29T00:00:00Z").value_or(0);
-  return model::Window::ending(to, 30);
+const core::UnixSeconds kNow = core::parse_iso8601("2026-11-29T12:00:00Z").value_or(0);
+
+model::Window window() { return model::Window::ending(kNow, 30); }
+
+// The whole research pipeline and every renderer over what the source made of the body.
+void run_pipeline(const sources::Source& src, const core::Config& config, sources::Fetcher& fetcher) {
+  pipeline::ResearchSpec spec;
+  spec.topic = "rust async";
+  spec.depth = model::Depth::quick;
+  spec.window = window();
+  spec.sources = {&src};
+  spec.now = kNow;
+  const pipeline::ResearchEnv env{config, fetcher, core::Deadline::in(core::Millis(60000)), {}};
+  const auto report = pipeline::run_research(spec, env);
+  (void)render::research_json(report);
+  (void)render::research_compact(report);
+  (void)render::research_markdown(report);
+  (void)render::research_html(report);
+}
+
+// Nominations: topics, names, the floor, and the discovery renderers.
+void run_nominations(std::vector<model::Item> items) {
+  auto topics = discover::group_topics(std::move(items), kNow, model::Window::ending(kNow, 7));
+  std::vector<double> score;
+  for (const auto& t : topics) score.push_back(t.velocity);
+  model::DiscoveryReport report;
+  report.window = model::Window::ending(kNow, 7);
+  report.generated_at = kNow;
+  for (const auto& t : topics) (void)discover::why_line(t);
+  auto sel = discover::select_topics(std::move(topics), score);
+  report.results = std::move(sel.survivors);
+  report.weak_signal = std::move(sel.weak_signal);
+  (void)render::discovery_json(report);
+  (void)render::discovery_compact(report);
+  (void)render::discovery_markdown(report);
 }
 
 void run_source(const sources::Source& src, std::string_view body, std::uint8_t flags) {
@@ -61,7 +97,9 @@ void run_source(const sources::Source& src, std::string_view body, std::uint8_t 
       q.domain = "ai";
       q.domain_terms = {"ai", "llm"};
     }
-    (void)src.listing(q, env);
+    run_nominations(src.listing(q, env).items);
+  } else if (flags & 0x40) {
+    run_pipeline(src, config, fetcher);
   } else {
     sources::Query q;
     q.window = window();
