@@ -64,11 +64,11 @@ void run_pipeline(const sources::Source& src, const core::Config& config, source
 
 // Nominations: topics, names, the floor, and the discovery renderers.
 void run_nominations(std::vector<model::Item> items) {
-  auto topics = discover::group_topics(std::move(items), kNow, model::Window::ending(kNow, 7));
-  std::vector<double> score;
-  for (const auto& t : topics) score.push_back(t.velocity);
   model::DiscoveryReport report;
   report.window = model::Window::ending(kNow, 7);
+  auto topics = discover::group_topics(std::move(items), kNow, report.window);
+  std::vector<double> score;
+  for (const auto& t : topics) score.push_back(t.velocity);
   report.generated_at = kNow;
   for (const auto& t : topics) (void)discover::why_line(t);
   auto sel = discover::select_topics(std::move(topics), score);
