@@ -14,6 +14,7 @@
 #include "discover/protocol.hpp"
 #include "discover/topics.hpp"
 #include "model/discovery.hpp"
+#include "pipeline/compare.hpp"
 #include "pipeline/plan.hpp"
 #include "pipeline/research.hpp"
 #include "render/render.hpp"
@@ -60,6 +61,14 @@ void run_pipeline(const sources::Source& src, const core::Config& config, source
   (void)render::research_compact(report);
   (void)render::research_markdown(report);
   (void)render::research_html(report);
+  // The same answers as a comparison: shared stories and the side-by-side renderers.
+  auto other = spec;
+  other.topic = "go async";
+  const auto c = pipeline::run_comparison("rust async vs go async", {spec, other}, env);
+  (void)render::comparison_json(c);
+  (void)render::comparison_compact(c);
+  (void)render::comparison_markdown(c);
+  (void)render::comparison_html(c);
 }
 
 // Nominations: topics, names, the floor, and the discovery renderers.
@@ -131,6 +140,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case 4: (void)discover::pending_from_json(body, &error); break;
     default:
       (void)core::html_to_text(body);
+      (void)pipeline::split_comparison(body);
+      (void)core::fit_width(body, 24);
       (void)core::parse_iso8601(body);
       (void)core::parse_http_date(body);
       break;

@@ -8,6 +8,7 @@
 #include "http/client.hpp"
 #include "model/report.hpp"
 #include "persist/writer.hpp"
+#include "pipeline/research.hpp"
 
 namespace cli {
 
@@ -18,8 +19,18 @@ struct RunContext {
 };
 
 int research_command(const Options& o, RunContext& ctx, const persist::Writer& writer);
+// "A vs B [vs C ...]": o.entities researched side by side (research_command dispatches here).
+int compare_command(const Options& o, RunContext& ctx, const persist::Writer& writer);
 int discover_command(const Options& o, RunContext& ctx, const persist::Writer& writer);
 int doctor_command(const Options& o, RunContext& ctx, const persist::Writer& writer);
+
+// The research of one topic (an entity of a comparison, or the whole topic) as the options ask.
+pipeline::ResearchSpec research_spec(const Options& o, const RunContext& ctx, const std::string& topic);
+// The whole run's wall-clock cap: --timeout, or the depth's default.
+core::Millis run_budget(const Options& o);
+// --save: <slug>-raw.md and <slug>-raw.json in the memory dir. False (logged) on failure.
+bool save_brief(const Options& o, const core::Config& cfg, const std::string& topic, const std::string& markdown,
+                const std::string& json, const persist::Writer& writer);
 
 // Writes the rendered output to --output or stdout. False (with a message) on failure.
 bool emit_output(const Options& o, const std::string& text, const persist::Writer& writer);

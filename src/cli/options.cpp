@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/text.hpp"
+#include "pipeline/compare.hpp"
 #include "sources/source.hpp"
 
 namespace cli {
@@ -68,6 +69,7 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   app.add_option("--save-dir", o.save_dir, "save there (implies --save)");
   app.add_flag("--store", o.store, "record the run in the research store");
   app.add_option("--plan", plan, "a query plan from an agent host: JSON or a file holding it");
+  app.add_flag("--no-compare", o.no_compare, "research 'A vs B' as one phrase, not a comparison");
   app.add_flag("--strict", o.strict, "exit 3 if any source is degraded");
   app.add_option("--timeout", o.timeout_seconds, "whole-run wall-clock cap in seconds");
   app.add_flag("--quiet", o.quiet, "no progress on stderr");
@@ -111,6 +113,7 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
     o.domain = std::string(core::trim(discover_value));
   }
   for (const auto& w : words) o.topic += (o.topic.empty() ? "" : " ") + w;
+  const std::string typed = o.topic;  // comparison separators need the spaces as typed
   o.topic = core::collapse_whitespace(o.topic);
 
   // Dependent flags need their anchor.
@@ -189,6 +192,13 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
     case Command::research:
       if (o.topic.empty()) return usage_error("a TOPIC is required (or --discover, doctor, library, watch)");
       if (o.topic.size() > 300) return usage_error("the topic is longer than 300 characters");
+      if (!o.no_compare) {
+        auto split = pipeline::split_comparison(typed);
+        if (!split.error.empty()) return usage_error(split.error);
+        if (!split.entities.empty() && o.plan_json)
+          return usage_error("--plan describes one topic, not a comparison: drop --plan or add --no-compare");
+        o.entities = std::move(split.entities);
+      }
       break;
     case Command::discover:
       if (!o.topic.empty()) return usage_error(fmt::format("--discover takes no topic (got '{}'): use --discover=DOMAIN", o.topic));

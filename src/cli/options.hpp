@@ -15,6 +15,8 @@ enum class Emit { compact, md, json, html };
 struct Options {
   Command command = Command::research;
   std::string topic;
+  std::vector<std::string> entities;  // "A vs B [vs C ...]": 2..6 entities, else empty
+  bool no_compare = false;
   int days = 30;
   bool days_set = false;  // discovery defaults to a shorter window
   std::optional<core::UnixSeconds> as_of;  // UTC midnight of the as-of day

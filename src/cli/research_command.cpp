@@ -54,29 +54,41 @@ std::string memory_dir(const Options& o, const core::Config& cfg) {
   return cfg.get("HOME").value_or(".") + "/Documents/Last30Days";
 }
 
-// Only the top-level research command saves; research runs themselves write nothing.
-bool save_brief(const Options& o, const core::Config& cfg, const model::Report& r, const persist::Writer& writer) {
+}  // namespace
+
+// Only the top-level commands save; research runs themselves write nothing.
+bool save_brief(const Options& o, const core::Config& cfg, const std::string& topic, const std::string& markdown,
+                const std::string& json, const persist::Writer& writer) {
   const fs::path dir = memory_dir(o, cfg);
-  const std::string base = slug(r.topic) + "-raw";
-  if (!writer.write(dir / (base + ".md"), render::research_markdown(r)) ||
-      !writer.write(dir / (base + ".json"), render::research_json(r)))
-    return false;
+  const std::string base = slug(topic) + "-raw";
+  if (!writer.write(dir / (base + ".md"), markdown) || !writer.write(dir / (base + ".json"), json)) return false;
   core::log::info("saved {}", (dir / base).string() + ".{md,json}");
   return true;
 }
 
-}  // namespace
+pipeline::ResearchSpec research_spec(const Options& o, const RunContext& ctx, const std::string& topic) {
+  pipeline::ResearchSpec spec;
+  spec.topic = topic;
+  spec.depth = o.depth;
+  spec.now = ctx.now;
+  spec.window = model::Window::ending(o.as_of.value_or(ctx.now), o.days);
+  for (const auto* s : sources::all())
+    if (o.sources.empty() || std::find(o.sources.begin(), o.sources.end(), s->id()) != o.sources.end())
+      spec.sources.push_back(s);
+  return spec;
+}
+
+core::Millis run_budget(const Options& o) {
+  return o.timeout_seconds ? core::Millis(static_cast<long long>(*o.timeout_seconds * 1000)) : pipeline::profile(o.depth).run_timeout;
+}
 
 int research_command(const Options& o, RunContext& ctx, const persist::Writer& writer) {
   if (o.store) {
     std::fprintf(stderr, "last30days: --store needs the research store, which this build does not include yet\n");
     return 2;
   }
-  pipeline::ResearchSpec spec;
-  spec.topic = o.topic;
-  spec.depth = o.depth;
-  spec.now = ctx.now;
-  spec.window = model::Window::ending(o.as_of.value_or(ctx.now), o.days);
+  if (!o.entities.empty()) return compare_command(o, ctx, writer);
+  pipeline::ResearchSpec spec = research_spec(o, ctx, o.topic);
   if (o.plan_json) {
     std::string error;
     spec.host_plan = pipeline::parse_host_plan(*o.plan_json, &error);
@@ -85,14 +97,8 @@ int research_command(const Options& o, RunContext& ctx, const persist::Writer& w
       return 2;
     }
   }
-  for (const auto* s : sources::all())
-    if (o.sources.empty() || std::find(o.sources.begin(), o.sources.end(), s->id()) != o.sources.end())
-      spec.sources.push_back(s);
-
-  const auto budget = o.timeout_seconds ? core::Millis(static_cast<long long>(*o.timeout_seconds * 1000))
-                                        : pipeline::profile(o.depth).run_timeout;
   pipeline::ClientFetcher fetcher(ctx.client);
-  const pipeline::ResearchEnv env{ctx.config, fetcher, core::Deadline::in(budget), {}};
+  const pipeline::ResearchEnv env{ctx.config, fetcher, core::Deadline::in(run_budget(o)), {}};
   core::log::progress("researching \"{}\" over {} sources, {} → {}", spec.topic, spec.sources.size(),
                       core::format_date(spec.window.from), core::format_date(spec.window.to));
   const model::Report report = pipeline::run_research(spec, env);
@@ -105,7 +111,7 @@ int research_command(const Options& o, RunContext& ctx, const persist::Writer& w
     case Emit::html: text = render::research_html(report); break;
   }
   if (!emit_output(o, text, writer)) return 2;
-  if (o.save) save_brief(o, ctx.config, report, writer);
+  if (o.save) save_brief(o, ctx.config, report.topic, render::research_markdown(report), render::research_json(report), writer);
   return exit_code_for(o, report.source_status);
 }
 

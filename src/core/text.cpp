@@ -185,6 +185,50 @@ std::string truncate_utf8(std::string_view s, std::size_t max_bytes) {
   return out + "\xE2\x80\xA6";
 }
 
+namespace {
+
+// Calls f(bytes, width) for each code point; invalid bytes count as one column.
+template <typename F>
+void each_codepoint(std::string_view s, F&& f) {
+  const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
+  utf8proc_ssize_t left = static_cast<utf8proc_ssize_t>(s.size());
+  while (left > 0) {
+    utf8proc_int32_t cp = 0;
+    auto n = utf8proc_iterate(p, left, &cp);
+    const int w = n <= 0 ? 1 : std::max(0, utf8proc_charwidth(cp));
+    if (n <= 0) n = 1;
+    if (!f(std::string_view(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n)), static_cast<std::size_t>(w)))
+      return;
+    p += n;
+    left -= n;
+  }
+}
+
+}  // namespace
+
+std::size_t display_width(std::string_view s) {
+  std::size_t cols = 0;
+  each_codepoint(s, [&](std::string_view, std::size_t w) {
+    cols += w;
+    return true;
+  });
+  return cols;
+}
+
+std::string fit_width(std::string_view s, std::size_t columns) {
+  if (display_width(s) <= columns) return std::string(s);
+  std::string out;
+  std::size_t cols = 0;
+  each_codepoint(s, [&](std::string_view bytes, std::size_t w) {
+    if (cols + w + 1 > columns) return false;  // one column for the ellipsis
+    out.append(bytes);
+    cols += w;
+    return true;
+  });
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return columns == 0 ? std::string() : out + "\xE2\x80\xA6";
+}
+
 std::string url_encode(std::string_view s) {
   std::string out;
   out.reserve(s.size() * 3);

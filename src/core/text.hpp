@@ -21,6 +21,10 @@ std::string collapse_whitespace(std::string_view s);
 std::string html_to_text(std::string_view html);
 // Truncates to at most max_bytes without splitting a UTF-8 sequence; appends "…" when cut.
 std::string truncate_utf8(std::string_view s, std::size_t max_bytes);
+// Terminal columns the text takes (wide CJK and emoji count two, combining marks none).
+std::size_t display_width(std::string_view s);
+// The longest prefix that fits in `columns`, with "…" when cut: for table cells.
+std::string fit_width(std::string_view s, std::size_t columns);
 // Percent-encodes for a URL query component (RFC 3986 unreserved kept).
 std::string url_encode(std::string_view s);
 std::string url_decode(std::string_view s);

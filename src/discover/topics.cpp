@@ -10,27 +10,15 @@
 #include <unordered_map>
 
 #include "core/text.hpp"
+#include "core/union_find.hpp"
 #include "core/url.hpp"
 #include "pipeline/stages.hpp"
 
 namespace discover {
 
-double discovery_engagement(const model::Item& item) {
-  double total = 0;
-  if (item.source == "polymarket") {
-    const double v24 = item.engagement_value("volume24hr");
-    return v24 > 0 ? v24 / 1000.0 : item.engagement_value("volume") / 10000.0;
-  }
-  for (const auto& e : item.engagement) {
-    if (e.field == "upvote_ratio" || e.field == "odds" || e.field == "view_count") continue;  // ratios and passive views
-    total += e.value;
-  }
-  return total;
-}
-
 double item_velocity(const model::Item& item, core::UnixSeconds now) {
   const double age_days = item.published_at ? std::max(0.0, static_cast<double>(now - *item.published_at) / 86400.0) : 30.0;
-  double v = discovery_engagement(item) / std::sqrt(age_days + 1.0);
+  double v = model::comparable_engagement(item.source, item.engagement) / std::sqrt(age_days + 1.0);
   if (age_days < 7.0) v *= 1.5;
   return v;
 }
@@ -209,23 +197,6 @@ bool junk_shaped(std::string_view name) {
   return std::all_of(tokens.begin(), tokens.end(), [](const std::string& t) { return core::is_stopword(t) || core::is_generic(t); });
 }
 
-namespace {
-
-struct UnionFind {
-  std::vector<std::size_t> parent;
-  explicit UnionFind(std::size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
-  std::size_t find(std::size_t x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
-    return x;
-  }
-  void unite(std::size_t a, std::size_t b) {
-    a = find(a), b = find(b);
-    if (a != b) parent[std::max(a, b)] = std::min(a, b);  // the faster group stays the root
-  }
-};
-
-}  // namespace
-
 std::vector<model::Topic> group_topics(std::vector<model::Item> items, core::UnixSeconds now, const model::Window& window) {
   pipeline::Corpus c;
   c.items = std::move(items);
@@ -248,7 +219,7 @@ std::vector<model::Topic> group_topics(std::vector<model::Item> items, core::Uni
   const auto clusters = pipeline::cluster(c, 0.5);
   std::unordered_map<std::string, std::size_t> item_index;
   for (std::size_t k = 0; k < c.items.size(); ++k) item_index[c.items[k].id] = k;
-  UnionFind uf(c.items.size());
+  core::UnionFind uf(c.items.size());
   for (const auto& cl : clusters)
     for (std::size_t m = 1; m < cl.items.size(); ++m) uf.unite(item_index[cl.items[0]], item_index[cl.items[m]]);
   std::unordered_map<std::string, std::size_t> by_url;
@@ -271,8 +242,8 @@ std::vector<model::Topic> group_topics(std::vector<model::Item> items, core::Uni
       const auto& it = c.items[k];
       sum += v_sorted[k];
       srcs.insert(it.source);
-      t.engagement_by_source[it.source] += discovery_engagement(it);
-      t.engagement += discovery_engagement(it);
+      t.engagement_by_source[it.source] += model::comparable_engagement(it.source, it.engagement);
+      t.engagement += model::comparable_engagement(it.source, it.engagement);
       if (urls.insert(c.features[k].canonical_url).second && t.evidence_urls.size() < 8) t.evidence_urls.push_back(it.url);
       ptrs.push_back(&it);
     }
@@ -340,8 +311,10 @@ std::string why_line(const model::Topic& t) {
   for (const auto& src : loudest) {
     double best = -1;
     const model::Item* top = nullptr;
-    for (const auto& s : t.seeds)
-      if (s.source == src && discovery_engagement(s) > best) best = discovery_engagement(s), top = &s;
+    for (const auto& s : t.seeds) {
+      if (s.source != src) continue;
+      if (const double e = model::comparable_engagement(s.source, s.engagement); e > best) best = e, top = &s;
+    }
     if (top == nullptr || top->engagement.empty()) continue;
     const model::Engagement* e = &top->engagement.front();
     for (const auto& f : top->engagement)

@@ -10,9 +10,8 @@
 
 namespace discover {
 
-// Engagement in comparable units across listings: points/upvotes/stars/comments count
-// one each; Polymarket dollars of 24 h volume count one per $1000.
-double discovery_engagement(const model::Item& item);
+// Engagement is model::comparable_engagement (points/upvotes/stars/comments count one
+// each; Polymarket dollars of 24 h volume one per $1000).
 // engagement × 1/√(age_days+1), × 1.5 when the item is under 7 days old.
 double item_velocity(const model::Item& item, core::UnixSeconds now);
 // Σ item velocity × (1 + 0.15 × (sources − 1)).

@@ -22,6 +22,10 @@ ojson number(double v) {
   return ojson(round_to(v, 4));
 }
 
+ojson window_object(const model::Window& w) {
+  return {{"from", core::format_date(w.from)}, {"to", core::format_date(w.to)}, {"days", w.days}};
+}
+
 ojson item_json(const model::Item& it) {
   ojson eng = ojson::object();
   for (const auto& e : it.engagement) eng[e.field] = number(e.value);
@@ -51,9 +55,8 @@ ojson item_json(const model::Item& it) {
                {"also_seen", also}};
 }
 
-}  // namespace
-
-std::string research_json(const model::Report& r) {
+// The research object (spec §5): a whole --emit json document, or one entity of a comparison.
+ojson report_object(const model::Report& r) {
   ojson status = ojson::object();
   for (const auto& [id, st] : r.source_status)
     status[id] = {{"state", std::string(model::to_string(st.state))},
@@ -76,7 +79,7 @@ std::string research_json(const model::Report& r) {
             {"kind", "research"},
             {"topic", r.topic},
             {"depth", std::string(model::to_string(r.depth))},
-            {"window", {{"from", core::format_date(r.window.from)}, {"to", core::format_date(r.window.to)}, {"days", r.window.days}}},
+            {"window", window_object(r.window)},
             {"generated_at", core::format_iso8601(r.generated_at)},
             {"source_status", status},
             {"items", items},
@@ -85,7 +88,42 @@ std::string research_json(const model::Report& r) {
             {"outcome", r.outcome == model::Outcome::ok ? "ok" : "nothing-solid"},
             {"plan", {{"intent", r.plan.intent}, {"sub_queries", subs}, {"source_weights", r.plan.source_weights},
                       {"from_host", r.plan.from_host}}}};
-  return doc.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
+  return doc;
+}
+
+std::string dump(const ojson& doc) { return doc.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n"; }
+
+}  // namespace
+
+std::string research_json(const model::Report& r) { return dump(report_object(r)); }
+
+std::string comparison_json(const model::Comparison& c) {
+  ojson entities = ojson::array();
+  for (const auto& e : c.entities) {
+    const auto s = summarize(e.report);
+    ojson by_source = ojson::object();
+    for (const auto& [src, v] : s.engagement_by_source) by_source[src] = number(round_to(v, 1));
+    entities.push_back({{"name", e.name},
+                        {"summary", {{"items", s.items}, {"stories", s.stories}, {"engagement", number(round_to(s.engagement, 1))},
+                                     {"engagement_by_source", by_source}}},
+                        {"report", report_object(e.report)}});
+  }
+  ojson shared = ojson::array();
+  for (const auto& st : c.shared) {
+    ojson clusters = ojson::array();
+    for (const auto& m : st.members) clusters.push_back({{"entity", c.entities[m.entity].name}, {"cluster", m.cluster}});
+    shared.push_back({{"title", st.title}, {"url", st.url}, {"entities", st.entities}, {"clusters", clusters}});
+  }
+  return dump({{"schema_version", 1},
+               {"kind", "comparison"},
+               {"topic", c.topic},
+               {"depth", std::string(model::to_string(c.depth))},
+               {"window", window_object(c.window)},
+               {"generated_at", core::format_iso8601(c.generated_at)},
+               {"entities", entities},
+               {"shared_stories", shared},
+               {"warnings", c.warnings},
+               {"outcome", c.outcome == model::Outcome::ok ? "ok" : "nothing-solid"}});
 }
 
 }  // namespace render

@@ -73,6 +73,30 @@ std::unordered_map<std::string, const model::Item*> index_items(const model::Rep
   return m;
 }
 
+using ItemIndex = std::unordered_map<std::string, const model::Item*>;
+
+// One story of a compact brief: its headline, then its best items with their evidence.
+void compact_story(std::string& out, std::size_t number, const model::Cluster& c, const ItemIndex& items) {
+  std::string srcs;
+  for (const auto& s : c.sources) srcs += (srcs.empty() ? "" : "+") + s;
+  out += fmt::format("{:>2}. {}  [{:.0f} · {}{}]\n", number, c.title, c.score, srcs,
+                     c.uncertainty ? " · " + *c.uncertainty : "");
+  for (std::size_t m = 0; m < c.items.size() && m < kItemsPerCluster; ++m) {
+    const auto* it = items.at(c.items[m]);
+    const std::string eng = engagement_summary(it->engagement);
+    out += fmt::format("    - {} — {}{}{} · {}\n", it->title, it->source, it->container ? " " + *it->container : "",
+                       eng.empty() ? "" : " · " + eng, date_of(*it));
+    out += fmt::format("      {}\n", it->url);
+    if (it->discussion_url) out += fmt::format("      discussion: {}\n", *it->discussion_url);
+    for (const auto& s : it->also_seen) {
+      const std::string se = engagement_summary(s.engagement);
+      const std::string& where = s.discussion_url ? *s.discussion_url : s.url;
+      out += fmt::format("      also on {}{}: {}\n", s.source, se.empty() ? "" : " · " + se, where);
+    }
+  }
+  if (c.items.size() > kItemsPerCluster) out += fmt::format("      (+{} more)\n", c.items.size() - kItemsPerCluster);
+}
+
 std::string header(const model::Report& r) {
   return fmt::format("\"{}\" · {} → {} ({} days) · {} items in {} stories", r.topic, core::format_date(r.window.from),
                      core::format_date(r.window.to), r.window.days, r.items.size(), r.clusters.size());
@@ -93,27 +117,7 @@ std::string research_compact(const model::Report& r) {
                        r.items.empty() ? "" : " Closest weak signals:");
   const auto items = index_items(r);
   const std::size_t limit = cluster_limit(r.depth);
-  for (std::size_t k = 0; k < r.clusters.size() && k < limit; ++k) {
-    const auto& c = r.clusters[k];
-    std::string srcs;
-    for (const auto& s : c.sources) srcs += (srcs.empty() ? "" : "+") + s;
-    out += fmt::format("{:>2}. {}  [{:.0f} · {}{}]\n", k + 1, c.title, c.score, srcs,
-                       c.uncertainty ? " · " + *c.uncertainty : "");
-    for (std::size_t m = 0; m < c.items.size() && m < kItemsPerCluster; ++m) {
-      const auto* it = items.at(c.items[m]);
-      const std::string eng = engagement_summary(it->engagement);
-      out += fmt::format("    - {} — {}{}{} · {}\n", it->title, it->source, it->container ? " " + *it->container : "",
-                         eng.empty() ? "" : " · " + eng, date_of(*it));
-      out += fmt::format("      {}\n", it->url);
-      if (it->discussion_url) out += fmt::format("      discussion: {}\n", *it->discussion_url);
-      for (const auto& s : it->also_seen) {
-        const std::string se = engagement_summary(s.engagement);
-        const std::string& where = s.discussion_url ? *s.discussion_url : s.url;
-        out += fmt::format("      also on {}{}: {}\n", s.source, se.empty() ? "" : " · " + se, where);
-      }
-    }
-    if (c.items.size() > kItemsPerCluster) out += fmt::format("      (+{} more)\n", c.items.size() - kItemsPerCluster);
-  }
+  for (std::size_t k = 0; k < r.clusters.size() && k < limit; ++k) compact_story(out, k + 1, r.clusters[k], items);
   if (r.clusters.size() > limit) out += fmt::format("\n… {} more stories (use --emit json for all)\n", r.clusters.size() - limit);
   if (r.items.empty())
     out += any_answered ? "No items survived the window and relevance filters.\n" : "No source could be asked, so there is nothing to report.\n";
@@ -147,6 +151,23 @@ std::string md_url(std::string_view url) {
   return out;
 }
 
+// One story of a Markdown brief under a heading of the given level ("##").
+void md_story(std::string& out, std::string_view level, std::size_t number, const model::Cluster& c, const ItemIndex& items) {
+  std::string srcs;
+  for (const auto& s : c.sources) srcs += (srcs.empty() ? "" : ", ") + s;
+  out += fmt::format("{} {}. {}\n\n*score {:.0f} · {}{}*\n\n", level, number, md_escape(c.title), c.score, srcs,
+                     c.uncertainty ? " · " + *c.uncertainty : "");
+  for (std::size_t m = 0; m < c.items.size() && m < kItemsPerCluster; ++m) {
+    const auto* it = items.at(c.items[m]);
+    const std::string eng = engagement_summary(it->engagement);
+    out += fmt::format("- [{}]({}) — {}{} · {}{}\n", md_escape(it->title), md_url(it->url), it->source,
+                       eng.empty() ? "" : " · " + eng, date_of(*it),
+                       it->discussion_url ? fmt::format(" · [discussion]({})", md_url(*it->discussion_url)) : "");
+    if (!it->snippet.empty()) out += fmt::format("  > {}\n", md_escape(core::truncate_utf8(it->snippet, 240)));
+  }
+  out += "\n";
+}
+
 }  // namespace
 
 std::string research_markdown(const model::Report& r) {
@@ -164,25 +185,200 @@ std::string research_markdown(const model::Report& r) {
     out += fmt::format("**Nothing solid** about this topic in the window.{}\n\n", r.items.empty() ? "" : " Closest weak signals below.");
   const auto items = index_items(r);
   const std::size_t limit = cluster_limit(r.depth);
-  for (std::size_t k = 0; k < r.clusters.size() && k < limit; ++k) {
-    const auto& c = r.clusters[k];
-    std::string srcs;
-    for (const auto& s : c.sources) srcs += (srcs.empty() ? "" : ", ") + s;
-    out += fmt::format("## {}. {}\n\n*score {:.0f} · {}{}*\n\n", k + 1, md_escape(c.title), c.score, srcs,
-                       c.uncertainty ? " · " + *c.uncertainty : "");
-    for (std::size_t m = 0; m < c.items.size() && m < kItemsPerCluster; ++m) {
-      const auto* it = items.at(c.items[m]);
-      const std::string eng = engagement_summary(it->engagement);
-      out += fmt::format("- [{}]({}) — {}{} · {}{}\n", md_escape(it->title), md_url(it->url), it->source,
-                         eng.empty() ? "" : " · " + eng, date_of(*it),
-                         it->discussion_url ? fmt::format(" · [discussion]({})", md_url(*it->discussion_url)) : "");
-      if (!it->snippet.empty()) out += fmt::format("  > {}\n", md_escape(core::truncate_utf8(it->snippet, 240)));
-    }
-    out += "\n";
-  }
+  for (std::size_t k = 0; k < r.clusters.size() && k < limit; ++k) md_story(out, "##", k + 1, r.clusters[k], items);
   if (!r.warnings.empty()) {
     out += "## Warnings\n\n";
     for (const auto& w : r.warnings) out += "- " + md_escape(w) + "\n";
+  }
+  return out;
+}
+
+}  // namespace render
+
+// ---- comparison ----
+
+namespace render {
+
+EntitySummary summarize(const model::Report& r) {
+  EntitySummary s;
+  s.items = r.items.size();
+  s.stories = r.clusters.size();
+  auto add = [&](const std::string& source, const std::vector<model::Engagement>& e) {
+    const double v = model::comparable_engagement(source, e);
+    s.engagement += v;
+    s.engagement_by_source[source] += v;
+  };
+  for (const auto& it : r.items) {
+    add(it.source, it.engagement);
+    for (const auto& seen : it.also_seen) add(seen.source, seen.engagement);
+  }
+  return s;
+}
+
+namespace {
+
+std::string source_cell(const model::SourceStatus& st) {
+  if (st.state == model::SourceState::ok || st.state == model::SourceState::no_results) return std::to_string(st.items);
+  if (st.state == model::SourceState::skipped_unconfigured) return "not set up";
+  const std::string state(model::to_string(st.state));
+  return st.items > 0 ? fmt::format("{} {}", state, st.items) : state;
+}
+
+}  // namespace
+
+std::vector<TableRow> comparison_table(const model::Comparison& c) {
+  std::vector<TableRow> rows{{"stories", {}}, {"items", {}}, {"engagement", {}}};
+  std::vector<std::string> ids;  // every source any entity reported on, first report's order
+  for (const auto& e : c.entities) {
+    const auto s = summarize(e.report);
+    rows[0].cells.push_back({std::to_string(s.stories), false, {}});
+    rows[1].cells.push_back({std::to_string(s.items), false, {}});
+    rows[2].cells.push_back({human_number(std::round(s.engagement)), false, {}});
+    for (const auto& [id, st] : e.report.source_status)
+      if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  }
+  for (const auto& id : ids) {
+    auto& row = rows.emplace_back(TableRow{id, {}});
+    for (const auto& e : c.entities) {
+      auto st = e.report.source_status.find(id);
+      if (st == e.report.source_status.end()) row.cells.push_back({"-", false, {}});
+      else row.cells.push_back({source_cell(st->second), model::is_degraded(st->second.state), st->second.reason});
+    }
+  }
+  return rows;
+}
+
+namespace {
+
+std::string single_line(std::string_view s) { return core::collapse_whitespace(core::sanitize_utf8(s)); }
+
+std::string joined(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : std::string(sep)) + p;
+  return out;
+}
+
+constexpr std::size_t kMaxColumn = 24;
+
+// A source that did not answer fully, once for every entity it failed the same way for.
+struct Degraded {
+  std::string source;
+  std::string_view state;
+  std::string reason;
+  std::vector<std::string> entities;
+};
+
+std::vector<Degraded> degraded_sources(const model::Comparison& c) {
+  std::vector<Degraded> out;
+  for (const auto& e : c.entities)
+    for (const auto& [id, st] : e.report.source_status) {
+      if (!model::is_degraded(st.state)) continue;
+      const std::string_view state = model::to_string(st.state);
+      auto it = std::find_if(out.begin(), out.end(),
+                             [&](const Degraded& d) { return d.source == id && d.state == state && d.reason == st.reason; });
+      if (it == out.end()) out.push_back({id, state, st.reason, {e.name}});
+      else it->entities.push_back(e.name);
+    }
+  return out;
+}
+
+}  // namespace
+
+std::string comparison_compact(const model::Comparison& c) {
+  std::string out = fmt::format("last30days · compare \"{}\" · {} → {} ({} days) · {} entities\n\n", single_line(c.topic),
+                                core::format_date(c.window.from), core::format_date(c.window.to), c.window.days,
+                                c.entities.size());
+  // Side by side: a label column, then one column per entity.
+  std::vector<std::vector<std::string>> rows{{""}};
+  for (const auto& e : c.entities) rows[0].push_back(single_line(e.name));
+  for (const auto& r : comparison_table(c)) {
+    auto& row = rows.emplace_back(std::vector<std::string>{r.label});
+    for (const auto& cell : r.cells) row.push_back(cell.text);
+  }
+  std::vector<std::size_t> width(rows[0].size(), 0);
+  for (const auto& row : rows)
+    for (std::size_t k = 0; k < row.size(); ++k) width[k] = std::min(kMaxColumn, std::max(width[k], core::display_width(row[k])));
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t k = 0; k < row.size(); ++k) {
+      const std::string cell = core::fit_width(row[k], width[k]);
+      line += cell + std::string(width[k] - core::display_width(cell) + 2, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  for (const auto& d : degraded_sources(c))
+    out += fmt::format("  {}: {} — {} ({})\n", d.source, d.state, single_line(d.reason), single_line(joined(d.entities, ", ")));
+
+  for (std::size_t k = 0; k < c.entities.size(); ++k) {
+    const auto& r = c.entities[k].report;
+    const auto own = c.own_stories(k);
+    out += fmt::format("\n{} — {} {}{}\n", single_line(c.entities[k].name), own.size(), own.size() == 1 ? "story" : "stories",
+                       own.size() < r.clusters.size() ? fmt::format(" of its own, {} shared", r.clusters.size() - own.size()) : "");
+    if (!model::any_answered(r.source_status)) out += "    no source could be asked\n";
+    else if (r.outcome == model::Outcome::nothing_solid) out += "    nothing solid in the window\n";
+    const auto items = index_items(r);
+    for (std::size_t m = 0; m < own.size() && m < kStoriesPerEntity; ++m) compact_story(out, m + 1, *own[m], items);
+    if (own.size() > kStoriesPerEntity) out += fmt::format("    … {} more (use --emit json for all)\n", own.size() - kStoriesPerEntity);
+  }
+  if (!c.shared.empty()) {
+    out += "\nshared stories (found for more than one)\n";
+    for (std::size_t k = 0; k < c.shared.size(); ++k) {
+      const auto& s = c.shared[k];
+      std::vector<std::string> names;
+      for (const auto& n : s.entities) names.push_back(single_line(n));
+      out += fmt::format("{:>2}. {}  [{}]\n      {}\n", k + 1, single_line(s.title), joined(names, " + "), single_line(s.url));
+    }
+  }
+  if (!c.warnings.empty()) {
+    out += "\n";
+    for (const auto& w : c.warnings) out += "! " + single_line(w) + "\n";
+  }
+  return out;
+}
+
+std::string comparison_markdown(const model::Comparison& c) {
+  std::string out = fmt::format("# last30days: {}\n\n", md_escape(c.topic));
+  out += fmt::format("Comparison of {} entities · window {} → {} ({} days) · depth {} · generated {}\n\n", c.entities.size(),
+                     core::format_date(c.window.from), core::format_date(c.window.to), c.window.days,
+                     model::to_string(c.depth), core::format_iso8601(c.generated_at));
+  out += "| |";
+  for (const auto& e : c.entities) out += " " + md_escape(single_line(e.name)) + " |";
+  out += "\n|---|";
+  for (std::size_t k = 0; k < c.entities.size(); ++k) out += "---|";
+  out += "\n";
+  for (const auto& row : comparison_table(c)) {
+    out += "| " + md_escape(row.label) + " |";
+    for (const auto& cell : row.cells) out += " " + md_escape(cell.text) + " |";
+    out += "\n";
+  }
+  out += "\n";
+  const auto degraded = degraded_sources(c);
+  for (const auto& d : degraded)
+    out += fmt::format("- {}: {} — {} ({})\n", d.source, d.state, md_escape(single_line(d.reason)),
+                       md_escape(single_line(joined(d.entities, ", "))));
+  if (!degraded.empty()) out += "\n";
+  for (std::size_t k = 0; k < c.entities.size(); ++k) {
+    const auto& r = c.entities[k].report;
+    out += fmt::format("## {}\n\n", md_escape(single_line(c.entities[k].name)));
+    if (!model::any_answered(r.source_status)) out += "**No source could be asked.**\n\n";
+    else if (r.outcome == model::Outcome::nothing_solid) out += "**Nothing solid** in the window.\n\n";
+    const auto own = c.own_stories(k);
+    const auto items = index_items(r);
+    for (std::size_t m = 0; m < own.size() && m < kStoriesPerEntity; ++m) md_story(out, "###", m + 1, *own[m], items);
+  }
+  if (!c.shared.empty()) {
+    out += "## Shared stories\n\n";
+    for (const auto& s : c.shared) {
+      std::vector<std::string> names;
+      for (const auto& n : s.entities) names.push_back(md_escape(single_line(n)));
+      out += fmt::format("- [{}]({}) — {}\n", md_escape(single_line(s.title)), md_url(s.url), joined(names, ", "));
+    }
+    out += "\n";
+  }
+  if (!c.warnings.empty()) {
+    out += "## Warnings\n\n";
+    for (const auto& w : c.warnings) out += "- " + md_escape(w) + "\n";
   }
   return out;
 }

@@ -51,7 +51,7 @@ TEST(Velocity, FormulaFromTheIssue) {
   model::Item market;
   market.source = "polymarket";
   market.engagement = {{"volume", 5e6}, {"volume24hr", 850000}, {"liquidity", 3e5}, {"odds", 0.8}};
-  EXPECT_NEAR(discovery_engagement(market), 850, 1e-9) << "$1000 of 24 h volume counts as one";
+  EXPECT_NEAR(model::comparable_engagement(market.source, market.engagement), 850, 1e-9) << "$1000 of 24 h volume counts as one";
 }
 
 TEST(Floor, TheFourCasesFromTheIssue) {
