@@ -4,12 +4,12 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "core/file.hpp"
 #include "core/log.hpp"
+#include "core/redact.hpp"
 #include "core/text.hpp"
 #include "http/client.hpp"
 
@@ -22,16 +22,38 @@ namespace {
 // A cassette remembers when it was recorded, so a replay sees the same window.
 constexpr const char* kRunMeta = "run.json";
 
-std::optional<core::UnixSeconds> replay_clock(const std::string& dir) {
-  std::ifstream f(fs::path(dir) / kRunMeta);
-  if (!f) return std::nullopt;
-  auto j = nlohmann::json::parse(f, nullptr, false);
-  if (j.is_discarded() || !j.contains("now") || !j["now"].is_number_integer()) return std::nullopt;
-  return j["now"].get<core::UnixSeconds>();
+// The recording's clock, or why the directory is not a usable recording.
+std::optional<core::UnixSeconds> replay_clock(const std::string& dir, core::UnixSeconds wall_now, std::string* error) {
+  const fs::path path = fs::path(dir) / kRunMeta;
+  const auto text = core::read_file_capped(path, core::kHostFileCap);
+  if (!text) {
+    *error = text.error.kind == core::FileError::Kind::missing
+                 ? fmt::format("'{}' is not a recording: it has no {} (make one with --record DIR)", dir, kRunMeta)
+                 : text.error.message;
+    return std::nullopt;
+  }
+  const auto j = nlohmann::json::parse(*text.text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    *error = fmt::format("{}: not a JSON object", path.string());
+    return std::nullopt;
+  }
+  const auto now = j.find("now");
+  // A recording is made by a clock this program could have read: after 2000, not in the future.
+  constexpr core::UnixSeconds kY2k = 946684800;
+  if (now == j.end() || !now->is_number_integer() || now->get<long long>() < kY2k || now->get<long long>() > wall_now + 86400) {
+    *error = fmt::format("{}: 'now' must be the recording's Unix time (an integer after 2000, not in the future)", path.string());
+    return std::nullopt;
+  }
+  return now->get<core::UnixSeconds>();
 }
 
 bool write_record_meta(const std::string& dir, core::UnixSeconds now, const persist::Writer& writer) {
   return writer.write(fs::path(dir) / kRunMeta, nlohmann::json{{"now", now}, {"version", L30_VERSION}}.dump(1) + "\n");
+}
+
+int usage(const std::string& message) {
+  std::fprintf(stderr, "last30days: %s\n", message.c_str());
+  return 2;
 }
 
 }  // namespace
@@ -49,14 +71,17 @@ int run(int argc, const char* const* argv) {
   const persist::Writer writer;
 
   RunContext ctx{core::Config::from_process(), wall_now, nullptr};
-  core::log::set_secrets(ctx.config.secret_values());
+  for (const auto& secret : ctx.config.secret_values()) core::redact::add_secret(secret);
+  if (!ctx.config.file_error().empty()) return usage(ctx.config.file_error());
+  if (auto key = ctx.config.malformed_credential())
+    return usage(fmt::format("{} contains a control character (a line break?): fix it in the environment or the config file", *key));
 
   if (!o.replay_dir.empty()) {
-    if (!fs::is_directory(o.replay_dir)) {
-      std::fprintf(stderr, "last30days: --replay: '%s' is not a directory\n", o.replay_dir.c_str());
-      return 2;
-    }
-    if (auto t = replay_clock(o.replay_dir)) ctx.now = *t;
+    if (!fs::is_directory(o.replay_dir)) return usage(fmt::format("--replay: '{}' is not a directory", o.replay_dir));
+    std::string error;
+    const auto t = replay_clock(o.replay_dir, wall_now, &error);
+    if (!t) return usage("--replay: " + error);
+    ctx.now = *t;
   }
   if (!o.record_dir.empty() && !write_record_meta(o.record_dir, ctx.now, writer)) {
     std::fprintf(stderr, "last30days: --record: cannot write to '%s'\n", o.record_dir.c_str());
@@ -75,7 +100,6 @@ int run(int argc, const char* const* argv) {
   }
   copts.record_dir = o.record_dir;
   copts.replay_dir = o.replay_dir;
-  copts.secrets = ctx.config.secret_values();
   try {
     ctx.client = std::make_shared<http::Client>(std::move(copts));
   } catch (const std::exception& e) {

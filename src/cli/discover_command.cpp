@@ -3,11 +3,10 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "cli/commands.hpp"
+#include "core/file.hpp"
 #include "core/log.hpp"
 #include "discover/discover.hpp"
 #include "discover/protocol.hpp"
@@ -28,17 +27,10 @@ int usage(const std::string& message) {
   return 2;
 }
 
-std::optional<std::string> slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  if (!f) return std::nullopt;
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-// Protocol files live in --save-dir when given, else in the config dir.
+// Protocol files live in --save-dir when given, else in the config dir (checked by
+// protocol_dir_error before any work starts).
 fs::path protocol_dir(const Options& o, const core::Config& cfg) {
-  return o.save_dir.empty() ? fs::path(cfg.config_dir()) : fs::path(o.save_dir);
+  return o.save_dir.empty() ? fs::path(cfg.config_dir().value_or("")) : fs::path(o.save_dir);
 }
 
 std::vector<const sources::Source*> allowed_sources(const Options& o) {
@@ -122,16 +114,17 @@ int nominate_only(const Options& o, RunContext& ctx, const persist::Writer& writ
 
 int judgments_leg(const Options& o, RunContext& ctx, const persist::Writer& writer) {
   const fs::path dir = protocol_dir(o, ctx.config);
-  const auto bundle_text = slurp(dir / discover::kNominationsFile);
-  if (!bundle_text)
+  const auto bundle_text = core::read_file_capped(dir / discover::kNominationsFile, core::kProtocolFileCap);
+  if (!bundle_text && bundle_text.error.kind == core::FileError::Kind::missing)
     return usage(fmt::format("--judgments: no {} in {}: run last30days --discover --nominate-only first",
                              discover::kNominationsFile, dir.string()));
+  if (!bundle_text) return usage("--judgments: " + bundle_text.error.message);
   std::string error;
-  auto bundle = discover::bundle_from_json(*bundle_text, &error);
+  auto bundle = discover::bundle_from_json(*bundle_text.text, &error);
   if (!bundle) return usage(error);
-  const auto judgments_text = slurp(o.judgments_file);
-  if (!judgments_text) return usage(fmt::format("--judgments: cannot read '{}'", o.judgments_file));
-  auto judgments = discover::parse_judgments(*judgments_text, &error);
+  const auto judgments_text = core::read_file_capped(o.judgments_file, core::kHostFileCap);
+  if (!judgments_text) return usage("--judgments: " + judgments_text.error.message);
+  auto judgments = discover::parse_judgments(*judgments_text.text, &error);
   if (!judgments) return usage(error);
   if (auto bad = discover::check_bundle(*bundle, judgments->bundle_id, core::now_unix(), !o.replay_dir.empty(), "--judgments"))
     return usage(*bad);
@@ -172,16 +165,17 @@ int judgments_leg(const Options& o, RunContext& ctx, const persist::Writer& writ
 
 int finalize_leg(const Options& o, RunContext& ctx, const persist::Writer& writer) {
   const fs::path dir = protocol_dir(o, ctx.config);
-  const auto text = slurp(dir / discover::kPendingFile);
-  if (!text)
+  const auto text = core::read_file_capped(dir / discover::kPendingFile, core::kProtocolFileCap);
+  if (!text && text.error.kind == core::FileError::Kind::missing)
     return usage(fmt::format("--finalize: no {} in {}: run the --judgments leg first", discover::kPendingFile, dir.string()));
+  if (!text) return usage("--finalize: " + text.error.message);
   std::string error;
-  auto pending = discover::pending_from_json(*text, &error);
+  auto pending = discover::pending_from_json(*text.text, &error);
   if (!pending) return usage("--finalize: " + error);
   auto& [bundle, report] = *pending;
-  const auto angles_text = slurp(o.angles_file);
-  if (!angles_text) return usage(fmt::format("--angles: cannot read '{}'", o.angles_file));
-  auto angles = discover::parse_angles(*angles_text, &error);
+  const auto angles_text = core::read_file_capped(o.angles_file, core::kHostFileCap);
+  if (!angles_text) return usage("--angles: " + angles_text.error.message);
+  auto angles = discover::parse_angles(*angles_text.text, &error);
   if (!angles) return usage(error);
   // Offline: replay/live mixing cannot matter here, so only id and age are checked.
   if (auto bad = discover::check_bundle(bundle, angles->bundle_id, core::now_unix(), bundle.replay, "--angles"))
@@ -202,6 +196,10 @@ int finalize_leg(const Options& o, RunContext& ctx, const persist::Writer& write
 }  // namespace
 
 int discover_command(const Options& o, RunContext& ctx, const persist::Writer& writer) {
+  const bool protocol = o.nominate_only || !o.judgments_file.empty() || o.finalize;
+  if (protocol && o.save_dir.empty() && !ctx.config.config_dir())
+    return usage("the host-judged protocol keeps its files in the config dir, and neither XDG_CONFIG_HOME nor HOME "
+                 "is an absolute path: give --save-dir DIR");
   if (o.nominate_only) return nominate_only(o, ctx, writer);
   if (!o.judgments_file.empty()) return judgments_leg(o, ctx, writer);
   if (o.finalize) return finalize_leg(o, ctx, writer);

@@ -5,9 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
+#include "core/file.hpp"
 #include "core/text.hpp"
 #include "pipeline/compare.hpp"
 #include "sources/source.hpp"
@@ -31,14 +30,6 @@ ParseOutcome usage_error(std::string message) {
   out.exit_code = 2;
   out.text = "last30days: " + message + "\nTry 'last30days --help'.\n";
   return out;
-}
-
-std::optional<std::string> read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return std::nullopt;
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
 }
 
 }  // namespace
@@ -182,9 +173,9 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
     if (!first.empty() && first.front() == '{') {
       o.plan_json = plan;
     } else {
-      auto text = read_file(plan);
-      if (!text) return usage_error(fmt::format("--plan: cannot read '{}' (give JSON or a file holding it)", plan));
-      o.plan_json = *text;
+      auto text = core::read_file_capped(plan, core::kHostFileCap);
+      if (!text) return usage_error(fmt::format("--plan: {} (give JSON or a file holding it)", text.error.message));
+      o.plan_json = std::move(*text.text);
     }
   }
 

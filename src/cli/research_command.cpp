@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "core/log.hpp"
+#include "core/redact.hpp"
 #include "core/text.hpp"
 #include "pipeline/client_fetcher.hpp"
 #include "pipeline/plan.hpp"
@@ -17,7 +18,7 @@ namespace fs = std::filesystem;
 
 bool emit_output(const Options& o, const std::string& text, const persist::Writer& writer) {
   if (o.output_file.empty()) {
-    const std::string clean = core::log::redact(text);
+    const std::string clean = core::redact::scrub(text);
     std::fwrite(clean.data(), 1, clean.size(), stdout);
     std::fflush(stdout);
     return true;
@@ -48,10 +49,11 @@ std::string slug(const std::string& topic) {
   return out.empty() ? "topic" : out;
 }
 
-std::string memory_dir(const Options& o, const core::Config& cfg) {
+std::optional<std::string> memory_dir(const Options& o, const core::Config& cfg) {
   if (!o.save_dir.empty()) return o.save_dir;
   if (auto d = cfg.get("LAST30DAYS_MEMORY_DIR")) return *d;
-  return cfg.get("HOME").value_or(".") + "/Documents/Last30Days";
+  if (auto home = cfg.home()) return *home + "/Documents/Last30Days";
+  return std::nullopt;
 }
 
 }  // namespace
@@ -59,7 +61,7 @@ std::string memory_dir(const Options& o, const core::Config& cfg) {
 // Only the top-level commands save; research runs themselves write nothing.
 bool save_brief(const Options& o, const core::Config& cfg, const std::string& topic, const std::string& markdown,
                 const std::string& json, const persist::Writer& writer) {
-  const fs::path dir = memory_dir(o, cfg);
+  const fs::path dir = memory_dir(o, cfg).value_or(".");
   const std::string base = slug(topic) + "-raw";
   if (!writer.write(dir / (base + ".md"), markdown) || !writer.write(dir / (base + ".json"), json)) return false;
   core::log::info("saved {}", (dir / base).string() + ".{md,json}");
@@ -85,6 +87,10 @@ core::Millis run_budget(const Options& o) {
 int research_command(const Options& o, RunContext& ctx, const persist::Writer& writer) {
   if (o.store) {
     std::fprintf(stderr, "last30days: --store needs the research store, which this build does not include yet\n");
+    return 2;
+  }
+  if (o.save && !memory_dir(o, ctx.config)) {
+    std::fprintf(stderr, "last30days: --save: HOME is not an absolute path; give --save-dir DIR or set LAST30DAYS_MEMORY_DIR\n");
     return 2;
   }
   if (!o.entities.empty()) return compare_command(o, ctx, writer);
@@ -152,7 +158,7 @@ int doctor_command(const Options& o, RunContext& ctx, const persist::Writer& wri
     }
     if (!hint.empty()) out += fmt::format("  {:<14} fix: {}\n", "", hint);
   }
-  out += fmt::format("{} of {} sources answered. Config file: {}\n", healthy, spec.sources.size(), ctx.config.env_file_path());
+  out += fmt::format("{} of {} sources answered. Config file: {}\n", healthy, spec.sources.size(), ctx.config.env_file_path().value_or("none (HOME is not an absolute path)"));
   if (!emit_output(o, out, writer)) return 2;
   return exit_code_for(o, fetched.status);
 }

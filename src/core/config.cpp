@@ -1,10 +1,11 @@
 #include "core/config.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 
+#include "core/file.hpp"
 #include "core/text.hpp"
 
 extern char** environ;
@@ -54,11 +55,10 @@ Config Config::from_process() {
     env.emplace(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
   }
   Config cfg(std::move(env), {});
-  std::ifstream f(cfg.env_file_path());
-  if (f) {
-    std::stringstream ss;
-    ss << f.rdbuf();
-    cfg.file_ = parse_env_file(ss.str());
+  if (const auto path = cfg.env_file_path()) {
+    auto text = read_file_capped(*path, kEnvFileCap);
+    if (text) cfg.file_ = parse_env_file(*text.text);
+    else if (text.error.kind != FileError::Kind::missing) cfg.file_error_ = "config file: " + text.error.message;
   }
   return cfg;
 }
@@ -77,10 +77,38 @@ std::vector<std::string> Config::secret_values() const {
   return out;
 }
 
-std::string Config::config_dir() const {
-  if (auto x = get("XDG_CONFIG_HOME"); x && !x->empty() && x->front() == '/') return *x + "/last30days";
-  const auto home = get("HOME").value_or("/tmp");
-  return home + "/.config/last30days";
+std::optional<std::string> Config::malformed_credential() const {
+  for (auto k : kSecretKeys) {
+    const auto v = get(k);
+    if (v && std::any_of(v->begin(), v->end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+      return std::string(k);
+  }
+  return std::nullopt;
+}
+
+// The process environment only: where the config file lives cannot depend on the file.
+std::optional<std::string> Config::from_env(std::string_view key) const {
+  auto it = env_.find(std::string(key));
+  if (it == env_.end() || it->second.empty()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<std::string> Config::home() const {
+  auto h = from_env("HOME");
+  if (!h || h->front() != '/') return std::nullopt;
+  return h;
+}
+
+std::optional<std::string> Config::config_dir() const {
+  if (auto x = from_env("XDG_CONFIG_HOME"); x && x->front() == '/') return *x + "/last30days";
+  if (auto h = home()) return *h + "/.config/last30days";
+  return std::nullopt;
+}
+
+std::optional<std::string> Config::env_file_path() const {
+  auto dir = config_dir();
+  if (!dir) return std::nullopt;
+  return *dir + "/.env";
 }
 
 }  // namespace core

@@ -11,7 +11,8 @@ namespace core {
 
 class Config {
  public:
-  // Reads the process environment and the .env file it points to.
+  // Reads the process environment and the .env file it points to (through the capped
+  // reader). A .env that exists but cannot be read is reported by file_error().
   static Config from_process();
   // For tests: explicit layers.
   Config(std::map<std::string, std::string> env, std::map<std::string, std::string> file)
@@ -22,11 +23,19 @@ class Config {
   bool has(std::string_view key) const { return get(key).has_value(); }
   void set_override(std::string key, std::string value) { env_[std::move(key)] = std::move(value); }
 
-  // Values of every credential key that is set: renderers and logs redact them.
+  // Values of every credential key that is set: registered with core::redact at startup.
   std::vector<std::string> secret_values() const;
+  // The first credential key whose value holds a control character (CR, LF, NUL...):
+  // such a value would inject HTTP headers, so it is a configuration error.
+  std::optional<std::string> malformed_credential() const;
+  const std::string& file_error() const { return file_error_; }
 
-  std::string config_dir() const;  // $XDG_CONFIG_HOME/last30days
-  std::string env_file_path() const { return config_dir() + "/.env"; }
+  // $XDG_CONFIG_HOME/last30days, else $HOME/.config/last30days. Only absolute paths
+  // count: with neither set to one there is no config dir (never a shared one like /tmp).
+  std::optional<std::string> config_dir() const;
+  std::optional<std::string> env_file_path() const;
+  // $HOME when it is an absolute path.
+  std::optional<std::string> home() const;
 
   static bool is_secret_key(std::string_view key);
   // Parses KEY=value lines; '#' comments, optional "export ", optional quotes.
@@ -35,6 +44,8 @@ class Config {
  private:
   std::map<std::string, std::string> env_;
   std::map<std::string, std::string> file_;
+  std::string file_error_;
+  std::optional<std::string> from_env(std::string_view key) const;
 };
 
 }  // namespace core

@@ -5,7 +5,6 @@
 
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace core::log {
 
@@ -13,9 +12,8 @@ enum class Level { progress, info, warn, error };
 
 void set_quiet(bool quiet);          // suppress progress/info
 void set_progress(bool enabled);     // progress lines (default: only when stderr is a TTY)
-void set_secrets(std::vector<std::string> secrets);  // values scrubbed from every line
+// Every line is scrubbed by core::redact before it is written.
 void write(Level level, std::string_view message);
-std::string redact(std::string_view text);
 
 template <typename... Args>
 void warn(fmt::format_string<Args...> f, Args&&... args) {

@@ -11,6 +11,8 @@
 #include <memory>
 #include <unordered_set>
 
+#include "core/redact.hpp"
+
 namespace core {
 
 std::string lower_ascii(std::string_view s) {
@@ -176,8 +178,11 @@ std::string html_to_text(std::string_view html) {
   return collapse_whitespace(out);
 }
 
-std::string truncate_utf8(std::string_view s, std::size_t max_bytes) {
-  if (s.size() <= max_bytes) return std::string(s);
+std::string truncate_utf8(std::string_view text, std::size_t max_bytes) {
+  // Redact before cutting: a cut secret no longer matches, and its prefix would leak.
+  const std::string scrubbed = redact::scrub(text);
+  const std::string_view s = scrubbed;
+  if (s.size() <= max_bytes) return scrubbed;
   std::size_t cut = max_bytes;
   while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
   std::string out(s.substr(0, cut));

@@ -20,6 +20,7 @@ std::string collapse_whitespace(std::string_view s);
 // Text content of an HTML fragment with entities decoded (gumbo), whitespace collapsed.
 std::string html_to_text(std::string_view html);
 // Truncates to at most max_bytes without splitting a UTF-8 sequence; appends "…" when cut.
+// Registered secrets are redacted first (core/redact.hpp): a cut secret would leak its prefix.
 std::string truncate_utf8(std::string_view s, std::size_t max_bytes);
 // Terminal columns the text takes (wide CJK and emoji count two, combining marks none).
 std::size_t display_width(std::string_view s);

@@ -7,6 +7,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/file.hpp"
+#include "core/log.hpp"
+#include "core/redact.hpp"
 #include "core/text.hpp"
 #include "core/url.hpp"
 
@@ -37,6 +40,16 @@ void redact_json(json& j) {
   }
 }
 
+// An entry holds the body in its smaller form (JSON string or base64) plus a little metadata.
+std::size_t entry_cap(std::size_t max_body) { return max_body / 3 * 4 + (1u << 20); }
+
+std::optional<Response> broken(std::string detail) {
+  Response r;
+  r.error = NetError::replay_miss;
+  r.error_detail = "unusable recording: " + std::move(detail);
+  return r;
+}
+
 // Headers worth replaying: what the engine reads. Everything else (cookies...) is dropped.
 bool replayable_header(std::string_view name) {
   return name == "content-type" || name == "retry-after" || name == "location" ||
@@ -52,8 +65,7 @@ bool is_secret_param(std::string_view name) {
          n.find("token") != std::string::npos || n.find("secret") != std::string::npos;
 }
 
-Cassette::Cassette(std::string dir, Mode mode, std::vector<std::string> secrets)
-    : dir_(std::move(dir)), mode_(mode), secrets_(std::move(secrets)) {
+Cassette::Cassette(std::string dir, Mode mode, std::size_t max_body) : dir_(std::move(dir)), mode_(mode), max_body_(max_body) {
   std::error_code ec;
   if (mode_ == Mode::record) {
     fs::create_directories(dir_, ec);
@@ -63,18 +75,9 @@ Cassette::Cassette(std::string dir, Mode mode, std::vector<std::string> secrets)
   }
 }
 
-std::string Cassette::redact_text(std::string_view text) const {
-  std::string out(text);
-  for (const auto& s : secrets_) {
-    if (s.empty()) continue;
-    for (auto pos = out.find(s); pos != std::string::npos; pos = out.find(s, pos)) out.replace(pos, s.size(), "REDACTED");
-  }
-  return out;
-}
-
 std::string Cassette::redact_url(std::string_view url) const {
   auto u = core::Url::parse(url);
-  if (!u) return redact_text(url);
+  if (!u) return core::redact::scrub(url);
   std::string q;
   for (auto& [k, v] : core::split_query(u->query)) {
     if (!q.empty()) q += '&';
@@ -83,7 +86,7 @@ std::string Cassette::redact_url(std::string_view url) const {
   }
   u->query = q;
   u->fragment.clear();
-  return redact_text(u->str());
+  return core::redact::scrub(u->str());
 }
 
 std::string Cassette::redact_body(std::string_view body, std::string_view content_type) const {
@@ -91,7 +94,7 @@ std::string Cassette::redact_body(std::string_view body, std::string_view conten
     json j = json::parse(body, nullptr, false);
     if (!j.is_discarded()) {
       redact_json(j);
-      return redact_text(j.dump(-1, ' ', false, json::error_handler_t::replace));
+      return core::redact::scrub(j.dump(-1, ' ', false, json::error_handler_t::replace));
     }
   }
   if (content_type.find("x-www-form-urlencoded") != std::string_view::npos) {
@@ -100,13 +103,13 @@ std::string Cassette::redact_body(std::string_view body, std::string_view conten
       if (!out.empty()) out += '&';
       out += k + "=" + (is_secret_param(k) ? std::string("REDACTED") : v);
     }
-    return redact_text(out);
+    return core::redact::scrub(out);
   }
-  return redact_text(body);
+  return core::redact::scrub(body);
 }
 
 std::string Cassette::key(std::string_view method, std::string_view url, std::string_view body) const {
-  const std::string canon = std::string(method) + " " + redact_url(url) + "\n" + redact_text(body);
+  const std::string canon = std::string(method) + " " + redact_url(url) + "\n" + core::redact::scrub(body);
   return core::hex64(core::fnv1a64(canon));
 }
 
@@ -123,21 +126,40 @@ std::optional<Response> Cassette::replay(std::string_view method, std::string_vi
     if (fs::exists(p)) break;
   }
   if (n < 0) return std::nullopt;
-  std::ifstream f(p);
-  json j = json::parse(f, nullptr, false);
-  if (j.is_discarded() || !j.contains("response")) return std::nullopt;
-  const json& r = j["response"];
+  const auto text = core::read_file_capped(p, entry_cap(max_body_));
+  if (!text) return broken(text.error.message);
+  const json j = json::parse(*text.text, nullptr, false);
+  const auto bad = [&p](const char* what) { return broken("recording " + p.filename().string() + ": " + what); };
+  if (j.is_discarded() || !j.is_object()) return bad("not a JSON object");
+  const auto r = j.find("response");
+  if (r == j.end() || !r->is_object()) return bad("no 'response' object");
   Response out;
-  out.status = r.value("status", 0L);
-  out.content_type = r.value("content_type", "");
-  out.error_detail = r.value("error_detail", "");
-  const std::string err = r.value("error", "none");
+  const auto field = [&r](const char* name) { return r->find(name) == r->end() ? nullptr : &*r->find(name); };
+  if (const json* v = field("status"); !v || !v->is_number_integer() || v->get<long long>() < 0 || v->get<long long>() > 999)
+    return bad("'status' must be an HTTP status code");
+  out.status = (*r)["status"].get<long>();
+  for (const char* name : {"content_type", "error_detail", "error", "body", "body_base64"})
+    if (const json* v = field(name); v && !v->is_string()) return bad("string fields must be strings");
+  out.content_type = r->value("content_type", "");
+  out.error_detail = r->value("error_detail", "");
+  const std::string err = r->value("error", "none");
   for (int e = 0; e <= static_cast<int>(NetError::internal); ++e)
     if (to_string(static_cast<NetError>(e)) == err) out.error = static_cast<NetError>(e);
-  if (r.contains("headers"))
-    for (const auto& h : r["headers"]) out.headers.push_back({h.at(0).get<std::string>(), h.at(1).get<std::string>()});
-  if (r.contains("body_base64")) out.body = core::base64_decode(r["body_base64"].get<std::string>());
-  else out.body = r.value("body", "");
+  if (const json* hs = field("headers")) {
+    if (!hs->is_array()) return bad("'headers' must be an array");
+    for (const auto& h : *hs) {
+      if (!h.is_array() || h.size() != 2 || !h[0].is_string() || !h[1].is_string()) return bad("each header is [name, value]");
+      out.headers.push_back({h[0].get<std::string>(), h[1].get<std::string>()});
+    }
+  }
+  if (const json* b64 = field("body_base64")) out.body = core::base64_decode(b64->get<std::string>());
+  else out.body = r->value("body", "");
+  if (out.body.size() > max_body_) {
+    Response big;
+    big.error = NetError::too_large;
+    big.error_detail = "response body over the size cap";
+    return big;
+  }
   out.final_url = std::string(url);
   return out;
 }
@@ -151,25 +173,36 @@ void Cassette::record(std::string_view method, std::string_view url, std::string
   }
   json headers = json::array();
   for (const auto& h : resp.headers)
-    if (replayable_header(h.name)) headers.push_back({h.name, redact_text(h.value)});
+    if (replayable_header(h.name)) headers.push_back({h.name, core::redact::scrub(h.value)});
   json r = {{"status", resp.status},
             {"error", std::string(to_string(resp.error))},
-            {"error_detail", redact_text(resp.error_detail)},
+            {"error_detail", core::redact::scrub(resp.error_detail)},
             {"content_type", resp.content_type},
             {"headers", headers}};
   const std::string clean = redact_body(resp.body, resp.content_type);
-  if (valid_utf8(clean)) r["body"] = clean;
-  else r["body_base64"] = core::base64_encode(clean);
+  // Whichever form is smaller, so an entry never exceeds entry_cap() for a body under the cap.
+  std::string b64 = core::base64_encode(clean);
+  if (valid_utf8(clean) && json(clean).dump(-1, ' ', false, json::error_handler_t::replace).size() <= b64.size() + 2)
+    r["body"] = clean;
+  else
+    r["body_base64"] = std::move(b64);
   json doc = {{"request", {{"method", std::string(method)}, {"url", redact_url(url)}, {"body", redact_body(body, "")}}},
               {"response", r}};
   const fs::path p = fs::path(dir_) / (k + "-" + std::to_string(n) + ".json");
   const fs::path tmp = p.string() + ".tmp";
+  bool written = false;
   {
     std::ofstream f(tmp, std::ios::trunc);
     f << doc.dump(1, ' ', false, json::error_handler_t::replace) << "\n";
+    f.close();
+    written = static_cast<bool>(f);
   }
   std::error_code ec;
-  fs::rename(tmp, p, ec);
+  if (written) fs::rename(tmp, p, ec);
+  if (!written || ec) {
+    fs::remove(tmp, ec);
+    core::log::warn("--record: cannot write {}", p.string());
+  }
 }
 
 }  // namespace http

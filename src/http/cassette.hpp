@@ -1,7 +1,9 @@
 #pragma once
 // --record / --replay: every upstream exchange as one JSON file in a directory.
 // Recordings never hold secrets: request headers are not stored, credential-like
-// query parameters and JSON fields are replaced, and configured secret values are scrubbed.
+// query parameters and JSON fields are replaced, and everything passes core::redact.
+// A replayed answer obeys the caps of a live one: an entry is read through the capped
+// file reader and a body over the client's decoded cap is too_large, as on the wire.
 // Thread-safe.
 #include <map>
 #include <mutex>
@@ -18,14 +20,14 @@ class Cassette {
  public:
   enum class Mode { record, replay };
   // Throws std::runtime_error when the directory cannot be created (record) or read (replay).
-  Cassette(std::string dir, Mode mode, std::vector<std::string> secrets);
+  // max_body: the client's cap on a decoded body.
+  Cassette(std::string dir, Mode mode, std::size_t max_body);
 
   // Replay: the n-th recording for this request (the last one once exhausted).
   std::optional<Response> replay(std::string_view method, std::string_view url, std::string_view body);
   void record(std::string_view method, std::string_view url, std::string_view body, const Response& r);
 
   std::string redact_url(std::string_view url) const;
-  std::string redact_text(std::string_view text) const;
   std::string redact_body(std::string_view body, std::string_view content_type) const;
   const std::string& dir() const { return dir_; }
 
@@ -33,7 +35,7 @@ class Cassette {
   std::string key(std::string_view method, std::string_view url, std::string_view body) const;
   std::string dir_;
   Mode mode_;
-  std::vector<std::string> secrets_;
+  std::size_t max_body_;
   std::mutex mu_;
   std::map<std::string, int> seq_;
 };

@@ -155,6 +155,10 @@ std::optional<Millis> retry_after(const Response& r) {
   return std::nullopt;
 }
 
+bool has_control(std::string_view s) {
+  return std::any_of(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f; });
+}
+
 // Sleeps until the time passes or the stop token fires. False when stopped.
 bool wait_for(Millis d, const std::stop_token& stop) {
   std::mutex m;
@@ -188,10 +192,10 @@ struct Client::Impl {
     std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });  // never cleaned up: stragglers may live on
     if (opts.user_agent.empty()) opts.user_agent = default_user_agent();
     if (!opts.replay_dir.empty()) {
-      cassette = std::make_unique<Cassette>(opts.replay_dir, Cassette::Mode::replay, opts.secrets);
+      cassette = std::make_unique<Cassette>(opts.replay_dir, Cassette::Mode::replay, opts.max_decoded_bytes);
       replay = true;
     } else if (!opts.record_dir.empty()) {
-      cassette = std::make_unique<Cassette>(opts.record_dir, Cassette::Mode::record, opts.secrets);
+      cassette = std::make_unique<Cassette>(opts.record_dir, Cassette::Mode::record, opts.max_decoded_bytes);
     }
     multi = curl_multi_init();
     if (multi == nullptr) throw std::runtime_error("curl_multi_init failed");
@@ -445,6 +449,10 @@ struct Client::Impl {
   Response fetch(const Request& req) {
     const auto origin = core::Url::parse(req.url);
     if (!origin) return failure(NetError::internal, "invalid URL");
+    // A CR or LF in a header would start a new header (or request) on the wire.
+    for (const auto& h : req.headers)
+      if (has_control(h.name) || has_control(h.value))
+        return failure(NetError::internal, "request header '" + core::sanitize_utf8(h.name).substr(0, 40) + "' holds a control character");
     std::string current = req.url;
     int redirects = 0;
     int attempts = 0;

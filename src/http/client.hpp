@@ -22,7 +22,6 @@ struct ClientOptions {
   HostMap host_map;
   std::string record_dir;  // --record
   std::string replay_dir;  // --replay: never touches the network
-  std::vector<std::string> secrets;
   std::size_t max_body_bytes = 8u << 20;      // on the wire
   std::size_t max_decoded_bytes = 32u << 20;  // after Content-Encoding
   int max_redirects = 3;

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "core/log.hpp"
+#include "core/redact.hpp"
 
 namespace persist {
 
@@ -14,7 +15,7 @@ bool Writer::write(const std::filesystem::path& path, std::string_view content, 
   const auto tmp = path.string() + ".tmp" + std::to_string(::getpid());
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    const std::string clean = core::log::redact(content);
+    const std::string clean = core::redact::scrub(content);
     f.write(clean.data(), static_cast<std::streamsize>(clean.size()));
     f.close();
     if (!f) {

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "core/log.hpp"
+#include "core/redact.hpp"
 #include "pipeline/plan.hpp"
 #include "pipeline/stages.hpp"
 
@@ -18,6 +19,25 @@ DepthProfile profile(model::Depth depth) {
   }
   return {25, core::Millis(25000), core::Millis(45000)};
 }
+
+namespace {
+
+// Upstream text is scrubbed as it enters the pipeline, before any stage can cut, fold or
+// re-tokenize an echoed secret into a form the final scrub would not recognise.
+void scrub_upstream(sources::SourceResult& r) {
+  const auto scrub_opt = [](std::optional<std::string>& s) {
+    if (s) *s = core::redact::scrub(*s);
+  };
+  r.reason = core::redact::scrub(r.reason);
+  for (auto& it : r.items) {
+    for (auto* s : {&it.id, &it.title, &it.url, &it.snippet}) *s = core::redact::scrub(*s);
+    scrub_opt(it.discussion_url);
+    scrub_opt(it.author);
+    scrub_opt(it.container);
+  }
+}
+
+}  // namespace
 
 FetchResult fetch_all(const std::vector<const sources::Source*>& srcs, const ResearchEnv& env,
                       core::Millis source_budget,
@@ -42,6 +62,7 @@ FetchResult fetch_all(const std::vector<const sources::Source*>& srcs, const Res
       } catch (...) {
         results[i] = {model::SourceState::error, "internal error", {}, 0};
       }
+      scrub_upstream(results[i]);
       if (results[i].state != model::SourceState::ok && results[i].reason.empty()) results[i].reason = "no reason given";
       elapsed[i] = static_cast<long>(std::chrono::duration_cast<core::Millis>(core::Clock::now() - t0).count());
       core::log::progress("{}: {} ({} items, {} ms)", srcs[i]->id(), model::to_string(results[i].state),

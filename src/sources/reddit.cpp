@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "core/redact.hpp"
 #include "core/text.hpp"
 #include "core/url.hpp"
 #include "sources/common.hpp"
@@ -290,6 +291,7 @@ Token fetch_token(Env& env, const Credentials& c) {
   }
   std::string token = str(*doc, "access_token");
   if (token.empty()) return prefixed({SourceState::schema_drift, "answer has no access_token"});
+  core::redact::add_secret(token);  // a run-time credential: never printed, saved or recorded
   return Token{std::move(token), std::nullopt};
 }
 

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "core/text.hpp"
+#include "core/time.hpp"
 #include "scenario.hpp"
 
 using namespace testing_support;
@@ -195,6 +196,7 @@ TEST(DiscoverCli, ProtocolRejectsBadJudgmentsStaleAndMixedBundles) {
 
   write_file(judged, json{{"bundle_id", id}, {"judgments", json::array()}}.dump());
   TempDir cassette;
+  write_file(cassette.path() + "/run.json", json{{"now", core::now_unix()}}.dump());
   auto mixed = s.run({"--discover", "--judgments", judged, "--save-dir", dir.path(), "--replay", cassette.path()}, 30s);
   EXPECT_EQ(mixed.exit_code, 2);
   EXPECT_NE(mixed.err.find("live"), std::string::npos) << mixed.err;

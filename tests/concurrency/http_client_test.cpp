@@ -5,6 +5,7 @@
 #include <fstream>
 #include <thread>
 
+#include "core/redact.hpp"
 #include "fake_upstream.hpp"
 #include "http/client.hpp"
 #include "spawn.hpp"
@@ -262,7 +263,7 @@ TEST(HttpClient, RecordsRedactedCassettesAndReplaysThemWithoutNetwork) {
     });
     http::ClientOptions opts;
     opts.record_dir = dir.path();
-    opts.secrets = {"hunter2-key"};
+    core::redact::add_secret("hunter2-key");
     auto c = client_for(fake, opts);
     auto req = get("https://api.example.com/search?q=rust&key=hunter2-key");
     req.headers.push_back({"Authorization", "Bearer hunter2-key"});

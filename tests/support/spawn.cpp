@@ -20,6 +20,16 @@ namespace testing_support {
 
 ProcessResult run_binary(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
                          std::chrono::milliseconds watchdog, const std::string& stdin_data) {
+  SpawnOptions options;
+  options.watchdog = watchdog;
+  options.stdin_data = stdin_data;
+  return run_binary(args, env, options);
+}
+
+ProcessResult run_binary(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+                         const SpawnOptions& options) {
+  const auto watchdog = options.watchdog;
+  const std::string& stdin_data = options.stdin_data;
   std::map<std::string, std::string> merged;
   for (char** e = environ; *e; ++e) {
     std::string kv(*e);
@@ -45,10 +55,12 @@ ProcessResult run_binary(const std::vector<std::string>& args, const std::map<st
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, in_pipe[0], 0);
-  posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, options.stdout_fd >= 0 ? options.stdout_fd : out_pipe[1], 1);
   posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
   for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], in_pipe[0], in_pipe[1]})
     posix_spawn_file_actions_addclose(&fa, fd);
+  if (options.close_stdout) posix_spawn_file_actions_addclose(&fa, 1);
+  if (!options.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, options.cwd.c_str());
   pid_t pid = 0;
   const auto start = std::chrono::steady_clock::now();
   if (posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data()) != 0)
@@ -62,9 +74,14 @@ ProcessResult run_binary(const std::vector<std::string>& args, const std::map<st
 
   ProcessResult r;
   bool out_open = true, err_open = true;
+  if (options.stdout_fd >= 0 || options.close_stdout) {
+    close(out_pipe[0]);
+    out_pipe[0] = -1;
+    out_open = false;
+  }
   const auto kill_at = start + watchdog;
   while (out_open || err_open) {
-    pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+    pollfd fds[2] = {{out_open ? out_pipe[0] : -1, POLLIN, 0}, {err_open ? err_pipe[0] : -1, POLLIN, 0}};
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(kill_at - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       kill(pid, SIGKILL);
@@ -86,7 +103,7 @@ ProcessResult run_binary(const std::vector<std::string>& args, const std::map<st
   int status = 0;
   waitpid(pid, &status, 0);
   r.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
-  close(out_pipe[0]);
+  if (out_pipe[0] >= 0) close(out_pipe[0]);
   close(err_pipe[0]);
   if (!r.timed_out && WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   // Under a sanitizer build the child is sanitized too; its reports must fail the test
@@ -98,9 +115,19 @@ ProcessResult run_binary(const std::vector<std::string>& args, const std::map<st
 
 ProcessResult run_last30days(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
                              std::chrono::milliseconds watchdog) {
-  std::vector<std::string> full{L30_BINARY};
+  SpawnOptions options;
+  options.watchdog = watchdog;
+  return run_last30days(args, env, options);
+}
+
+ProcessResult run_last30days(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+                             const SpawnOptions& options) {
+  // L30_BINARY_UNDER_TEST runs these tests against another build (an older one, to see a
+  // regression test fail there).
+  const char* other = std::getenv("L30_BINARY_UNDER_TEST");
+  std::vector<std::string> full{other != nullptr && *other != '\0' ? other : L30_BINARY};
   full.insert(full.end(), args.begin(), args.end());
-  return run_binary(full, env, watchdog);
+  return run_binary(full, env, options);
 }
 
 TempDir::TempDir() {

@@ -15,13 +15,25 @@ struct ProcessResult {
   std::chrono::milliseconds elapsed{0};
 };
 
+struct SpawnOptions {
+  std::chrono::milliseconds watchdog{60000};
+  std::string stdin_data;
+  std::string cwd;             // empty: the test's own working directory
+  int stdout_fd = -1;          // >= 0: the child's stdout is this descriptor (not captured)
+  bool close_stdout = false;   // the child starts with descriptor 1 closed
+};
+
 // env entries override/extend the parent's environment; an empty value unsets.
+ProcessResult run_binary(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+                         const SpawnOptions& options);
 ProcessResult run_binary(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
                          std::chrono::milliseconds watchdog = std::chrono::milliseconds(60000),
                          const std::string& stdin_data = "");
 
 ProcessResult run_last30days(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
                              std::chrono::milliseconds watchdog = std::chrono::milliseconds(60000));
+ProcessResult run_last30days(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
+                             const SpawnOptions& options);
 
 // A fresh temporary directory, removed by the destructor.
 class TempDir {

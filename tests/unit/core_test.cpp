@@ -101,3 +101,20 @@ TEST(Config, EnvFileParsingAndPrecedence) {
   core::Config home({{"HOME", "/home/u"}}, {});
   EXPECT_EQ(home.env_file_path(), "/home/u/.config/last30days/.env");
 }
+
+TEST(Config, NoConfigDirWithoutAnAbsoluteHome) {
+  // The old fallback read /tmp/.config/last30days/.env: a file anyone can plant.
+  EXPECT_FALSE(core::Config({}, {}).config_dir());
+  EXPECT_FALSE(core::Config({{"HOME", "relative/home"}}, {}).env_file_path());
+  EXPECT_FALSE(core::Config({{"HOME", "relative"}, {"XDG_CONFIG_HOME", "also/relative"}}, {}).config_dir());
+  EXPECT_EQ(core::Config({{"XDG_CONFIG_HOME", "/x"}}, {}).config_dir(), "/x/last30days");
+  // Where the file lives cannot come from the file.
+  EXPECT_FALSE(core::Config({}, {{"HOME", "/planted"}}).config_dir());
+}
+
+TEST(Config, ACredentialWithAControlCharacterIsNamed) {
+  EXPECT_FALSE(core::Config({{"GITHUB_TOKEN", "ghp_fine"}}, {}).malformed_credential());
+  EXPECT_EQ(core::Config({{"GITHUB_TOKEN", "ghp_x\r\nX-Injected: 1"}}, {}).malformed_credential(), "GITHUB_TOKEN");
+  EXPECT_EQ(core::Config({}, {{"STACKEXCHANGE_KEY", std::string("k\0ey", 4)}}).malformed_credential(), "STACKEXCHANGE_KEY");
+  EXPECT_FALSE(core::Config({{"LAST30DAYS_HOST_MAP", "a=b\n"}}, {}).malformed_credential()) << "only credentials";
+}
