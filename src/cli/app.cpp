@@ -59,22 +59,45 @@ int usage(const std::string& message) {
 }  // namespace
 
 int run(int argc, const char* const* argv) {
+  // The one Writer of the process: only commands run from here may write files.
+  const persist::Writer writer;
   const auto wall_now = core::now_unix();
   auto parsed = parse_args(argc, argv, wall_now);
   if (!parsed.options) {
-    std::fputs(parsed.text.c_str(), parsed.to_stdout ? stdout : stderr);
-    return parsed.exit_code;
+    if (!parsed.to_stdout) {
+      std::fputs(parsed.text.c_str(), stderr);
+      return parsed.exit_code;
+    }
+    std::string error;
+    auto out = writer.open("-", persist::Writer::Parents::must_exist, &error);
+    if (out && out->write(parsed.text, &error) != persist::Output::Result::failed) return parsed.exit_code;
+    std::fprintf(stderr, "last30days: cannot write to stdout: %s\n", error.c_str());
+    return 1;
   }
   Options& o = *parsed.options;
   core::log::set_quiet(o.quiet);
-  // The one Writer of the process: only commands run from here may write files.
-  const persist::Writer writer;
+  // The one place that knows the research store is not in this build: --store fails for
+  // every command (research, comparison, discovery) before any work.
+  if (o.store) return usage("--store needs the research store, which this build does not include yet");
 
-  RunContext ctx{core::Config::from_process(), wall_now, nullptr};
+  // Where the output goes is settled before any work: an impossible --output fails now,
+  // not after a 30 s run, and a FIFO gets its writer now.
+  std::string output_error;
+  const bool to_stdout = o.output_file.empty() || o.output_file == "-";
+  auto output = writer.open(to_stdout ? "-" : o.output_file, persist::Writer::Parents::must_exist, &output_error);
+  if (!output && to_stdout) {
+    std::fprintf(stderr, "last30days: cannot write to stdout: %s\n", output_error.c_str());
+    return 1;
+  }
+  if (!output) return usage(fmt::format("--output '{}': {}", o.output_file, output_error));
+
+  RunContext ctx{core::Config::from_process(), wall_now, nullptr, &*output};
   for (const auto& secret : ctx.config.secret_values()) core::redact::add_secret(secret);
   if (!ctx.config.file_error().empty()) return usage(ctx.config.file_error());
   if (auto key = ctx.config.malformed_credential())
     return usage(fmt::format("{} contains a control character (a line break?): fix it in the environment or the config file", *key));
+  if (o.save && !memory_dir(o, ctx.config))
+    return usage("--save: HOME is not an absolute path; give --save-dir DIR or set LAST30DAYS_MEMORY_DIR");
 
   if (!o.replay_dir.empty()) {
     if (!fs::is_directory(o.replay_dir)) return usage(fmt::format("--replay: '{}' is not a directory", o.replay_dir));

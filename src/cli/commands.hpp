@@ -16,6 +16,7 @@ struct RunContext {
   core::Config config;
   core::UnixSeconds now;  // wall clock, or the recording's clock under --replay
   std::shared_ptr<http::Client> client;
+  persist::Output* output = nullptr;  // stdout or --output, opened before any request
 };
 
 int research_command(const Options& o, RunContext& ctx, const persist::Writer& writer);
@@ -28,12 +29,16 @@ int doctor_command(const Options& o, RunContext& ctx, const persist::Writer& wri
 pipeline::ResearchSpec research_spec(const Options& o, const RunContext& ctx, const std::string& topic);
 // The whole run's wall-clock cap: --timeout, or the depth's default.
 core::Millis run_budget(const Options& o);
+// Where --save writes: --save-dir, LAST30DAYS_MEMORY_DIR, or ~/Documents/Last30Days; nullopt
+// when none applies (HOME is not an absolute path), which is checked before any work.
+std::optional<std::string> memory_dir(const Options& o, const core::Config& cfg);
 // --save: <slug>-raw.md and <slug>-raw.json in the memory dir. False (logged) on failure.
 bool save_brief(const Options& o, const core::Config& cfg, const std::string& topic, const std::string& markdown,
                 const std::string& json, const persist::Writer& writer);
 
-// Writes the rendered output to --output or stdout. False (with a message) on failure.
-bool emit_output(const Options& o, const std::string& text, const persist::Writer& writer);
+// Writes the rendered output to --output or stdout: 0, or 1 with a message when it could
+// not be written (a full disk, a closed stdout). A reader that went away (`| head`) is 0.
+int emit(RunContext& ctx, const std::string& text);
 // Exit code for a finished run: 3 under --strict when a source is degraded.
 int exit_code_for(const Options& o, const std::map<std::string, model::SourceStatus>& status);
 

@@ -25,8 +25,9 @@ int compare_command(const Options& o, RunContext& ctx, const persist::Writer& wr
     case Emit::json: text = render::comparison_json(c); break;
     case Emit::html: text = render::comparison_html(c); break;
   }
-  if (!emit_output(o, text, writer)) return 2;
-  if (o.save) save_brief(o, ctx.config, c.topic, render::comparison_markdown(c), render::comparison_json(c), writer);
+  if (int rc = emit(ctx, text)) return rc;
+  if (o.save && !save_brief(o, ctx.config, c.topic, render::comparison_markdown(c), render::comparison_json(c), writer))
+    return 1;
   int code = 0;
   for (const auto& e : c.entities) code = std::max(code, exit_code_for(o, e.report.source_status));
   return code;

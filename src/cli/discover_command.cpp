@@ -64,6 +64,16 @@ std::string render_report(const Options& o, const model::DiscoveryReport& r) {
   }
 }
 
+// The brief to stdout or --output; with --save or --save-dir also
+// discover-<domain|global>-raw.md and .json in the memory dir, like a research brief.
+int deliver(const Options& o, RunContext& ctx, const model::DiscoveryReport& r, const persist::Writer& writer) {
+  if (int rc = emit(ctx, render_report(o, r))) return rc;
+  if (o.save && !save_brief(o, ctx.config, "discover " + (r.domain.empty() ? std::string("global") : r.domain),
+                            render::discovery_markdown(r), render::discovery_json(r), writer))
+    return 1;
+  return exit_code_for(o, r.source_status);
+}
+
 discover::Nominations run_nominations(const Options& o, RunContext& ctx, const model::Window& window) {
   pipeline::ClientFetcher fetcher(ctx.client);
   const auto budget = o.timeout_seconds ? core::Millis(static_cast<long long>(*o.timeout_seconds * 1000)) : core::Millis(25000);
@@ -84,8 +94,7 @@ int one_shot(const Options& o, RunContext& ctx, const persist::Writer& writer) {
   report.nomination_ms = noms.elapsed_ms;
   auto lw = discover::listing_warnings(report.source_status);
   report.warnings.insert(report.warnings.begin(), lw.begin(), lw.end());
-  if (!emit_output(o, render_report(o, report), writer)) return 2;
-  return exit_code_for(o, report.source_status);
+  return deliver(o, ctx, report, writer);
 }
 
 int nominate_only(const Options& o, RunContext& ctx, const persist::Writer& writer) {
@@ -108,7 +117,7 @@ int nominate_only(const Options& o, RunContext& ctx, const persist::Writer& writ
   if (!writer.write(path, doc)) return usage(fmt::format("--nominate-only: cannot write {}", path.string()));
   core::log::info("wrote {} nominations to {}", b.nominations.size(), path.string());
   const std::string out = o.emit == Emit::json ? doc : render::nominations_compact(b.bundle_id, b.nominations, path.string());
-  if (!emit_output(o, out, writer)) return 2;
+  if (int rc = emit(ctx, out)) return rc;
   return exit_code_for(o, b.source_status);
 }
 
@@ -159,8 +168,7 @@ int judgments_leg(const Options& o, RunContext& ctx, const persist::Writer& writ
   if (!writer.write(pending, discover::pending_to_json(*bundle, report)))
     return usage(fmt::format("--judgments: cannot write {}", pending.string()));
   core::log::info("wrote {}; next: last30days --discover --finalize --angles FILE", pending.string());
-  if (!emit_output(o, render_report(o, report), writer)) return 2;
-  return exit_code_for(o, report.source_status);
+  return deliver(o, ctx, report, writer);
 }
 
 int finalize_leg(const Options& o, RunContext& ctx, const persist::Writer& writer) {
@@ -189,8 +197,7 @@ int finalize_leg(const Options& o, RunContext& ctx, const persist::Writer& write
       return usage(fmt::format("--angles: '{}' is not a result of bundle {}", key, bundle.bundle_id));
     for (const auto& [kind, value] : kinds) it->angles[kind] = value;
   }
-  if (!emit_output(o, render_report(o, report), writer)) return 2;
-  return exit_code_for(o, report.source_status);
+  return deliver(o, ctx, report, writer);
 }
 
 }  // namespace

@@ -16,19 +16,11 @@ namespace cli {
 
 namespace fs = std::filesystem;
 
-bool emit_output(const Options& o, const std::string& text, const persist::Writer& writer) {
-  if (o.output_file.empty()) {
-    const std::string clean = core::redact::scrub(text);
-    std::fwrite(clean.data(), 1, clean.size(), stdout);
-    std::fflush(stdout);
-    return true;
-  }
-  // A typo in --output should fail, not grow a directory tree.
-  if (!writer.write(o.output_file, text, persist::Writer::Parents::must_exist)) {
-    std::fprintf(stderr, "last30days: cannot write --output '%s'\n", o.output_file.c_str());
-    return false;
-  }
-  return true;
+int emit(RunContext& ctx, const std::string& text) {
+  std::string error;
+  if (ctx.output->write(text, &error) != persist::Output::Result::failed) return 0;
+  std::fprintf(stderr, "last30days: cannot write the output to %s: %s\n", ctx.output->name().c_str(), error.c_str());
+  return 1;
 }
 
 int exit_code_for(const Options& o, const std::map<std::string, model::SourceStatus>& status) {
@@ -49,14 +41,14 @@ std::string slug(const std::string& topic) {
   return out.empty() ? "topic" : out;
 }
 
+}  // namespace
+
 std::optional<std::string> memory_dir(const Options& o, const core::Config& cfg) {
   if (!o.save_dir.empty()) return o.save_dir;
   if (auto d = cfg.get("LAST30DAYS_MEMORY_DIR")) return *d;
   if (auto home = cfg.home()) return *home + "/Documents/Last30Days";
   return std::nullopt;
 }
-
-}  // namespace
 
 // Only the top-level commands save; research runs themselves write nothing.
 bool save_brief(const Options& o, const core::Config& cfg, const std::string& topic, const std::string& markdown,
@@ -85,14 +77,6 @@ core::Millis run_budget(const Options& o) {
 }
 
 int research_command(const Options& o, RunContext& ctx, const persist::Writer& writer) {
-  if (o.store) {
-    std::fprintf(stderr, "last30days: --store needs the research store, which this build does not include yet\n");
-    return 2;
-  }
-  if (o.save && !memory_dir(o, ctx.config)) {
-    std::fprintf(stderr, "last30days: --save: HOME is not an absolute path; give --save-dir DIR or set LAST30DAYS_MEMORY_DIR\n");
-    return 2;
-  }
   if (!o.entities.empty()) return compare_command(o, ctx, writer);
   pipeline::ResearchSpec spec = research_spec(o, ctx, o.topic);
   if (o.plan_json) {
@@ -116,12 +100,13 @@ int research_command(const Options& o, RunContext& ctx, const persist::Writer& w
     case Emit::json: text = render::research_json(report); break;
     case Emit::html: text = render::research_html(report); break;
   }
-  if (!emit_output(o, text, writer)) return 2;
-  if (o.save) save_brief(o, ctx.config, report.topic, render::research_markdown(report), render::research_json(report), writer);
+  if (int rc = emit(ctx, text)) return rc;
+  if (o.save && !save_brief(o, ctx.config, report.topic, render::research_markdown(report), render::research_json(report), writer))
+    return 1;
   return exit_code_for(o, report.source_status);
 }
 
-int doctor_command(const Options& o, RunContext& ctx, const persist::Writer& writer) {
+int doctor_command(const Options& o, RunContext& ctx, const persist::Writer&) {
   // A real probe: one quick search per source, so the answer reflects the network now.
   pipeline::ResearchSpec spec;
   spec.topic = "open source";
@@ -159,7 +144,7 @@ int doctor_command(const Options& o, RunContext& ctx, const persist::Writer& wri
     if (!hint.empty()) out += fmt::format("  {:<14} fix: {}\n", "", hint);
   }
   out += fmt::format("{} of {} sources answered. Config file: {}\n", healthy, spec.sources.size(), ctx.config.env_file_path().value_or("none (HOME is not an absolute path)"));
-  if (!emit_output(o, out, writer)) return 2;
+  if (int rc = emit(ctx, out)) return rc;
   return exit_code_for(o, fetched.status);
 }
 

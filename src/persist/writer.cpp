@@ -1,36 +1,185 @@
 #include "persist/writer.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <fstream>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include <fmt/format.h>
 
 #include "core/log.hpp"
 #include "core/redact.hpp"
 
 namespace persist {
 
-bool Writer::write(const std::filesystem::path& path, std::string_view content, Parents parents) const {
-  std::error_code ec;
-  if (parents == Parents::create && path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-  const auto tmp = path.string() + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    const std::string clean = core::redact::scrub(content);
-    f.write(clean.data(), static_cast<std::streamsize>(clean.size()));
-    f.close();
-    if (!f) {
-      std::filesystem::remove(tmp, ec);
-      core::log::warn("cannot write {}", path.string());
-      return false;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+// Writes all of it. EPIPE is reported as such: the reader went away.
+Output::Result write_all(int fd, std::string_view data, std::string* error) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EPIPE) return Output::Result::reader_gone;
+    if (n <= 0) {
+      *error = errno_text(n < 0 ? errno : EIO);
+      return Output::Result::failed;
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return Output::Result::ok;
+}
+
+// A temp file beside the target: a name nobody can predict or pre-create (O_EXCL), so a
+// shared directory cannot hand us someone else's file or symlink.
+int create_temp(const fs::path& dir, const std::string& base, std::string* path) {
+  static std::atomic<unsigned> counter{0};
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    const auto ticks = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count());
+    *path = (dir / fmt::format(".{}.tmp-{:x}-{:x}", base, static_cast<unsigned>(::getpid()), ticks ^ (counter++ * 0x9E3779B9ULL)))
+                .string();
+    const int fd = ::open(path->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+}  // namespace
+
+Output::Output(Output&& other) noexcept
+    : kind_(other.kind_),
+      name_(std::move(other.name_)),
+      fd_(other.fd_),
+      temp_(std::move(other.temp_)),
+      final_(std::move(other.final_)),
+      done_(other.done_) {
+  other.fd_ = -1;
+  other.temp_.clear();
+  other.done_ = true;
+}
+
+Output::~Output() {
+  if (fd_ >= 0 && kind_ != Kind::stdout_fd) ::close(fd_);
+  if (!temp_.empty()) ::unlink(temp_.c_str());
+}
+
+Output::Result Output::write(std::string_view content, std::string* error) {
+  if (done_) {
+    *error = "already written";
+    return Result::failed;
+  }
+  done_ = true;
+  const std::string clean = core::redact::scrub(content);
+  if (kind_ == Kind::stdout_fd) {
+    std::fflush(stdout);  // whatever stdio holds goes first
+    return write_all(fd_, clean, error);
+  }
+  Result r = write_all(fd_, clean, error);
+  if (r == Result::ok && kind_ == Kind::replace && ::fsync(fd_) != 0) {
+    *error = errno_text(errno);
+    r = Result::failed;
+  }
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0 && r == Result::ok) {  // NFS and full disks report late
+    *error = errno_text(errno);
+    r = Result::failed;
+  }
+  if (r == Result::ok && kind_ == Kind::replace) {
+    if (::rename(temp_.c_str(), final_.c_str()) != 0) {
+      *error = errno_text(errno);
+      r = Result::failed;
+    } else {
+      temp_.clear();
     }
   }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    core::log::warn("cannot write {}: {}", path.string(), ec.message());
-    return false;
+  return r;
+}
+
+std::optional<Output> Writer::open(const fs::path& path, Parents parents, std::string* error) const {
+  const std::string p = path.string();
+  if (p == "-") {
+    const int flags = ::fcntl(STDOUT_FILENO, F_GETFL);
+    if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) {
+      *error = "stdout is closed";
+      return std::nullopt;
+    }
+    Output out(Output::Kind::stdout_fd, "stdout");
+    out.fd_ = STDOUT_FILENO;
+    return out;
   }
-  return true;
+  if (p.empty()) {
+    *error = "empty path";
+    return std::nullopt;
+  }
+  struct stat target {};
+  const bool exists = ::stat(p.c_str(), &target) == 0;  // follows symlinks
+  struct stat link {};
+  const bool is_link = ::lstat(p.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
+  if (exists && S_ISDIR(target.st_mode)) {
+    *error = "it is a directory";
+    return std::nullopt;
+  }
+  // A device, a FIFO, a pipe, or a symlink to nothing yet: written through, never replaced.
+  if ((exists && !S_ISREG(target.st_mode)) || (is_link && !exists)) {
+    const int fd = ::open(p.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC | (exists ? 0 : O_CREAT | O_TRUNC), 0666);
+    if (fd < 0) {
+      *error = errno_text(errno);
+      return std::nullopt;
+    }
+    Output out(Output::Kind::through, p);
+    out.fd_ = fd;
+    return out;
+  }
+  std::error_code ec;
+  const fs::path final_path = is_link ? fs::canonical(path, ec) : path;
+  if (ec) {
+    *error = ec.message();
+    return std::nullopt;
+  }
+  if (exists && ::access(final_path.c_str(), W_OK) != 0) {
+    *error = errno_text(errno);
+    return std::nullopt;
+  }
+  fs::path dir = final_path.parent_path();
+  if (dir.empty()) dir = ".";
+  if (parents == Parents::create) fs::create_directories(dir, ec);
+  if (!fs::is_directory(dir, ec)) {
+    *error = fmt::format("directory '{}' does not exist", dir.string());
+    return std::nullopt;
+  }
+  Output out(Output::Kind::replace, p);
+  out.fd_ = create_temp(dir, final_path.filename().string(), &out.temp_);
+  if (out.fd_ < 0) {
+    *error = fmt::format("cannot create a file in '{}': {}", dir.string(), errno_text(errno));
+    out.temp_.clear();
+    return std::nullopt;
+  }
+  if (exists) {
+    ::fchmod(out.fd_, target.st_mode & 07777);
+    if (::geteuid() == 0 && ::fchown(out.fd_, target.st_uid, target.st_gid) != 0) {
+      // Best effort: a file system without owners keeps ours.
+    }
+  }
+  out.final_ = final_path.string();
+  return out;
+}
+
+bool Writer::write(const fs::path& path, std::string_view content, Parents parents) const {
+  std::string error;
+  auto out = open(path, parents, &error);
+  if (out && out->write(content, &error) != Output::Result::failed) return true;
+  core::log::warn("cannot write {}: {}", path.string(), error);
+  return false;
 }
 
 }  // namespace persist

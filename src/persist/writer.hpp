@@ -2,8 +2,24 @@
 // The capability to write output files. Minted once, by the top-level command
 // (cli::run), and handed down by reference to the code that saves briefs, bundles and
 // --output files. Research runs and enrichment sub-runs never receive one; it cannot
-// be copied, moved or default-constructed, so nothing else can hold one.
+// be copied, moved or default-constructed, so nothing else can hold one. An Output (an
+// opened destination) can only come from a Writer and cannot be copied either.
+//
+// What a write does to its destination:
+//  - a regular file, or a missing one, is replaced atomically: a temp file beside it
+//    (unique name, O_EXCL) is written, synced and renamed over it, keeping the old
+//    file's permission bits (and, as root, its owner);
+//  - a symlink is followed: its target is replaced that way when it is a regular file
+//    (the link itself stays), or written through otherwise;
+//  - anything else -- a character device, a FIFO, a pipe -- is opened and written
+//    through, never replaced;
+//  - "-" is stdout.
+// Every byte passes core::redact first.
+#include <sys/types.h>
+
 #include <filesystem>
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace cli {
@@ -11,6 +27,36 @@ int run(int argc, const char* const* argv);
 }
 
 namespace persist {
+
+class Writer;
+
+class Output {
+ public:
+  enum class Result { ok, reader_gone, failed };
+
+  Output(Output&& other) noexcept;
+  Output& operator=(Output&&) = delete;
+  Output(const Output&) = delete;
+  Output& operator=(const Output&) = delete;
+  ~Output();  // an unfinished temp file is removed
+
+  // Writes everything, once. reader_gone: the reading end of a pipe or FIFO closed
+  // (EPIPE, as under `| head`), which is not an error. failed: *error says why.
+  Result write(std::string_view content, std::string* error);
+  const std::string& name() const { return name_; }  // for messages: the path, or "stdout"
+
+ private:
+  friend class Writer;
+  enum class Kind { stdout_fd, through, replace };
+  Output(Kind kind, std::string name) : kind_(kind), name_(std::move(name)) {}
+
+  Kind kind_;
+  std::string name_;
+  int fd_ = -1;
+  std::string temp_;   // replace: the temp file beside the target
+  std::string final_;  // replace: the path the temp file is renamed to
+  bool done_ = false;
+};
 
 class Writer {
  public:
@@ -20,8 +66,11 @@ class Writer {
   Writer& operator=(Writer&&) = delete;
 
   enum class Parents { create, must_exist };
-  // Writes a temp file and renames it into place, so a reader never sees half a file.
-  // Secrets are scrubbed. False (and a log line) on failure.
+  // Opens a destination now (so an impossible one fails before any work), to be written
+  // once later. "-" is stdout. nullopt with *error on failure. A FIFO is opened for
+  // writing here, which waits for its reader like a shell redirection does.
+  std::optional<Output> open(const std::filesystem::path& path, Parents parents, std::string* error) const;
+  // open + write. False (and a log line) on failure; a reader gone away is not a failure.
   bool write(const std::filesystem::path& path, std::string_view content, Parents parents = Parents::create) const;
 
  private:

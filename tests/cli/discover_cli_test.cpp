@@ -211,3 +211,20 @@ TEST(DiscoverCli, ProtocolRejectsBadJudgmentsStaleAndMixedBundles) {
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("--judgments"), std::string::npos) << missing.err;
 }
+
+TEST(DiscoverCli, SaveWritesTheDiscoveryBriefAndStoreIsRefusedUpFront) {
+  Scenario s(nullptr, World::discovery);
+  TempDir dir;
+  auto r = s.run(with({"--discover=ai", "--save-dir", dir.path()}, kFast), 60s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto files = dir.files();
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files, (std::vector<std::string>{"discover-ai-raw.json", "discover-ai-raw.md"}));
+  EXPECT_EQ(read_json(dir.path() + "/discover-ai-raw.json")["kind"], "discovery");
+
+  const auto before = s.fake().log().size();
+  auto store = s.run({"--discover", "--store"}, 30s);
+  EXPECT_EQ(store.exit_code, 2) << store.err;
+  EXPECT_NE(store.err.find("store"), std::string::npos) << store.err;
+  EXPECT_EQ(s.fake().log().size(), before) << "refused before any request";
+}

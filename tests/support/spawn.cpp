@@ -63,9 +63,18 @@ ProcessResult run_binary(const std::vector<std::string>& args, const std::map<st
   if (!options.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, options.cwd.c_str());
   pid_t pid = 0;
   const auto start = std::chrono::steady_clock::now();
-  if (posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), envp.data()) != 0)
-    throw std::runtime_error("posix_spawn failed for " + args[0]);
+  // The child starts as from a shell: SIGPIPE at its default, whatever this process does.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+  const int spawned = posix_spawn(&pid, argv[0], &fa, &attr, argv.data(), envp.data());
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
+  if (spawned != 0) throw std::runtime_error("posix_spawn failed for " + args[0]);
   close(out_pipe[1]);
   close(err_pipe[1]);
   close(in_pipe[0]);

@@ -1,0 +1,184 @@
+// --output and stdout: the destination is never destroyed, an impossible one fails before
+// any request, and a failed write is never a silent success. Devices only as /dev/full
+// opened here and handed over as a descriptor; FIFOs and symlinks live in temp dirs.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "scenario.hpp"
+
+using namespace testing_support;
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+namespace {
+
+const std::vector<std::string> kArgs = {"tokio runtime", "--as-of", "2026-11-29", "--emit", "json", "--search", "hn,so"};
+
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+std::string read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+mode_t mode_of(const std::string& path) {
+  struct stat st {};
+  ::lstat(path.c_str(), &st);
+  return st.st_mode;
+}
+
+bool is_brief(const std::string& text) {
+  auto j = json::parse(text, nullptr, false);
+  return !j.is_discarded() && j.value("kind", "") == "research";
+}
+
+}  // namespace
+
+TEST(OutputCli, ARegularFileIsReplacedAtomicallyKeepingItsMode) {
+  Scenario s;
+  TempDir dir;
+  const std::string path = dir.path() + "/brief.json";
+  std::ofstream(path) << "old content";
+  ::chmod(path.c_str(), 0640);
+  auto r = s.run(with(kArgs, {"--output", path}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_TRUE(is_brief(read(path)));
+  EXPECT_EQ(mode_of(path) & 07777, 0640u) << "the old file's mode is kept";
+  EXPECT_EQ(dir.files(), std::vector<std::string>{"brief.json"}) << "no temp file is left behind";
+  // A new file gets the usual mode from the umask, and "-" is stdout, not a file named "-".
+  SpawnOptions opts;
+  opts.cwd = dir.path();
+  auto dash = run_last30days(with(kArgs, {"--output", "-"}), s.env(), opts);
+  ASSERT_EQ(dash.exit_code, 0) << dash.err;
+  EXPECT_TRUE(is_brief(dash.out));
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/-"));
+}
+
+TEST(OutputCli, ASymlinkIsFollowedAndKept) {
+  Scenario s;
+  TempDir dir;
+  const std::string target = dir.path() + "/target.json", link = dir.path() + "/link.json";
+  std::ofstream(target) << "old";
+  ::chmod(target.c_str(), 0600);
+  std::filesystem::create_symlink(target, link);
+  auto r = s.run(with(kArgs, {"--output", link}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(S_ISLNK(mode_of(link))) << "the symlink itself is not replaced";
+  EXPECT_TRUE(is_brief(read(target)));
+  EXPECT_EQ(mode_of(target) & 07777, 0600u);
+}
+
+TEST(OutputCli, AFifoIsWrittenThroughNotReplaced) {
+  Scenario s;
+  TempDir dir;
+  const std::string fifo = dir.path() + "/out.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // Hold both ends, so neither side blocks in open and a replaced FIFO cannot hang the test.
+  const int keep = ::open(fifo.c_str(), O_RDWR | O_CLOEXEC);
+  const int rd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(keep, 0);
+  ASSERT_GE(rd, 0);
+  std::atomic<bool> finished{false};
+  std::string got;
+  std::thread reader([&] {
+    char buf[65536];
+    for (;;) {
+      pollfd p{rd, POLLIN, 0};
+      ::poll(&p, 1, 50);
+      const ssize_t n = ::read(rd, buf, sizeof buf);
+      if (n > 0) got.append(buf, static_cast<std::size_t>(n));
+      else if (finished.load()) break;
+    }
+  });
+  auto r = s.run(with(kArgs, {"--output", fifo}));
+  finished = true;
+  reader.join();
+  ::close(rd);
+  ::close(keep);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(S_ISFIFO(mode_of(fifo))) << "the FIFO is still a FIFO";
+  EXPECT_TRUE(is_brief(got)) << got.substr(0, 200);
+}
+
+TEST(OutputCli, ADeviceIsWrittenThroughAndAFullOneIsExitOne) {
+  Scenario s;
+  const int full = ::open("/dev/full", O_WRONLY);  // inherited by the child as the same number
+  ASSERT_GE(full, 0);
+  auto r = s.run(with(kArgs, {"--output", "/dev/fd/" + std::to_string(full)}));
+  ::close(full);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+}
+
+TEST(OutputCli, AnImpossibleOutputFailsBeforeAnyRequest) {
+  Scenario s([](const FakeRequest&) -> std::optional<FakeReply> { return FakeReply::hang(); });
+  TempDir dir;
+  std::filesystem::create_directory(dir.path() + "/a-directory");
+  for (const std::string bad : {dir.path() + "/missing-dir/brief.json", dir.path() + "/a-directory"}) {
+    auto r = s.run(with(kArgs, {"--output", bad, "--timeout", "10"}), 30s);
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find("--output"), std::string::npos) << r.err;
+    EXPECT_LT(r.elapsed, 3s) << "at once, not after the run";
+  }
+  EXPECT_EQ(s.fake().log().size(), 0u) << "no request was made";
+}
+
+TEST(OutputCli, AFullOrClosedStdoutIsExitOneWithAMessage) {
+  Scenario s;
+  const int full = ::open("/dev/full", O_WRONLY | O_CLOEXEC);
+  ASSERT_GE(full, 0);
+  SpawnOptions to_full;
+  to_full.stdout_fd = full;
+  auto r = run_last30days(kArgs, s.env(), to_full);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("stdout"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+  auto help = run_last30days({"--help"}, s.env(), to_full);
+  EXPECT_EQ(help.exit_code, 1) << "--help into a full disk is not a success";
+  ::close(full);
+
+  const auto before = s.fake().log().size();
+  SpawnOptions closed;
+  closed.close_stdout = true;
+  auto c = run_last30days(kArgs, s.env(), closed);
+  EXPECT_EQ(c.exit_code, 1) << c.err;
+  EXPECT_NE(c.err.find("stdout is closed"), std::string::npos) << c.err;
+  EXPECT_EQ(s.fake().log().size(), before) << "known before any request";
+}
+
+TEST(OutputCli, AReaderThatGoesAwayIsQuiet) {
+  Scenario s;
+  int p[2];
+  ASSERT_EQ(::pipe2(p, O_CLOEXEC), 0);
+  ::close(p[0]);  // `| head` that has already exited: every write is EPIPE
+  SpawnOptions opts;
+  opts.stdout_fd = p[1];
+  auto r = run_last30days(kArgs, s.env(), opts);
+  ::close(p[1]);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+}
+
+TEST(OutputCli, AFailedSaveIsNotASilentSuccess) {
+  Scenario s;
+  TempDir dir;
+  std::ofstream(dir.path() + "/not-a-dir") << "x";
+  auto r = s.run(with(kArgs, {"--save-dir", dir.path() + "/not-a-dir"}));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("cannot write"), std::string::npos) << r.err;
+}
