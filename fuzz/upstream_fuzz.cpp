@@ -1,8 +1,10 @@
 // libFuzzer target: whatever an upstream or a host agent sends must end in a state
 // or an error message, never a crash, a hang or a sanitizer report.
 //
-// Input: byte 0 picks the target, byte 1 the content type and credentials, the rest
-// is the body every request is answered with (or the host file's text).
+// Input: byte 0 picks the target (a source, or from 0xF0 a host-supplied file: plan,
+// judgments, angles, nominations bundle, pending file, then text helpers), byte 1 the
+// content type and credentials, the rest is the body every request is answered with (or
+// the host file's text).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -125,14 +127,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::uint8_t flags = data[1];
   const std::string_view body(reinterpret_cast<const char*>(data + 2), size - 2);
   const auto& all = sources::all();
-  const std::size_t host_targets = 6;
-  const std::size_t pick = target % (all.size() + host_targets);
+  // Below kHostTargets byte 0 picks a source by registry index; from it, a host-supplied
+  // file. Fixed numbers, so the seeds keep their meaning when the registry grows.
+  constexpr std::uint8_t kHostTargets = 0xF0;
   std::string error;
-  if (pick < all.size()) {
-    run_source(*all[pick], body, flags);
+  if (target < kHostTargets) {
+    run_source(*all[target % all.size()], body, flags);
     return 0;
   }
-  switch (pick - all.size()) {
+  switch (target - kHostTargets) {
     case 0: (void)pipeline::parse_host_plan(body, &error); break;
     case 1: (void)discover::parse_judgments(body, &error); break;
     case 2: (void)discover::parse_angles(body, &error); break;

@@ -130,7 +130,9 @@ int judgments_leg(const Options& o, RunContext& ctx, const persist::Writer& writ
   if (!bundle_text) return usage("--judgments: " + bundle_text.error.message);
   std::string error;
   auto bundle = discover::bundle_from_json(*bundle_text.text, &error);
-  if (!bundle) return usage(error);
+  if (!bundle)
+    return usage(fmt::format("--judgments: {}: {} (run last30days --discover --nominate-only again)",
+                             (dir / discover::kNominationsFile).string(), error));
   const auto judgments_text = core::read_file_capped(o.judgments_file, core::kHostFileCap);
   if (!judgments_text) return usage("--judgments: " + judgments_text.error.message);
   auto judgments = discover::parse_judgments(*judgments_text.text, &error);
@@ -179,7 +181,8 @@ int finalize_leg(const Options& o, RunContext& ctx, const persist::Writer& write
   if (!text) return usage("--finalize: " + text.error.message);
   std::string error;
   auto pending = discover::pending_from_json(*text.text, &error);
-  if (!pending) return usage("--finalize: " + error);
+  if (!pending)
+    return usage(fmt::format("--finalize: {}: {} (run the --judgments leg again)", (dir / discover::kPendingFile).string(), error));
   auto& [bundle, report] = *pending;
   const auto angles_text = core::read_file_capped(o.angles_file, core::kHostFileCap);
   if (!angles_text) return usage("--angles: " + angles_text.error.message);

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <stdexcept>
+#include <type_traits>
 
 #include "core/text.hpp"
 
@@ -22,11 +24,114 @@ std::string new_bundle_id() {
 namespace {
 
 json opt(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
-std::optional<std::string> opt_str(const json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_string()) return std::nullopt;
-  return it->get<std::string>();
-}
+
+// The protocol files live on the host between legs, and a host (or a person) may edit
+// them. They are read field by field: a missing required field, a wrong type or an
+// impossible value is a contract error naming the field ("nominations[3].velocity_score
+// must be a number"), never a library exception escaping as an internal error.
+struct FieldError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Fields {
+ public:
+  Fields(const json& j, std::string path) : j_(j), path_(std::move(path)) {
+    if (!j_.is_object()) throw FieldError("'" + (path_.empty() ? std::string("the document") : path_) + "' must be an object");
+  }
+  std::string at(std::string_view key) const { return path_.empty() ? std::string(key) : path_ + "." + std::string(key); }
+
+  std::optional<std::string> opt_str(const char* key) const {
+    const json* v = find(key);
+    if (!v) return std::nullopt;
+    if (!v->is_string()) bad(key, "a string");
+    return v->get<std::string>();
+  }
+  std::string str(const char* key, std::optional<std::string> fallback = std::nullopt) const {
+    if (auto v = opt_str(key)) return *v;
+    if (!fallback) bad(key, "a string (it is required)");
+    return *fallback;
+  }
+  std::string one_of(const char* key, std::initializer_list<std::string_view> allowed, std::optional<std::string> fallback) const {
+    const std::string v = str(key, std::move(fallback));
+    if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
+      std::string list;
+      for (auto a : allowed) list += (list.empty() ? "\"" : ", \"") + std::string(a) + "\"";
+      bad(key, ("one of " + list).c_str());
+    }
+    return v;
+  }
+  std::optional<double> opt_num(const char* key) const {
+    const json* v = find(key);
+    if (!v) return std::nullopt;
+    if (!v->is_number() || !std::isfinite(v->get<double>())) bad(key, "a number");
+    return v->get<double>();
+  }
+  double num(const char* key, double fallback) const { return opt_num(key).value_or(fallback); }
+  long long integer(const char* key, std::optional<long long> fallback, long long lo, long long hi) const {
+    const json* v = find(key);
+    if (!v) {
+      if (!fallback) bad(key, "an integer (it is required)");
+      return *fallback;
+    }
+    if (!v->is_number_integer() || v->get<long long>() < lo || v->get<long long>() > hi)
+      bad(key, fmt::format("an integer from {} to {}", lo, hi).c_str());
+    return v->get<long long>();
+  }
+  bool boolean(const char* key, bool fallback) const {
+    const json* v = find(key);
+    if (!v) return fallback;
+    if (!v->is_boolean()) bad(key, "true or false");
+    return v->get<bool>();
+  }
+  std::vector<std::string> strings(const char* key) const {
+    std::vector<std::string> out;
+    if (const json* a = array(key))
+      for (const auto& v : *a) {
+        if (!v.is_string()) bad(key, "an array of strings");
+        out.push_back(v.get<std::string>());
+      }
+    return out;
+  }
+  template <typename V>
+  std::map<std::string, V> map_of(const char* key, const char* what) const {
+    std::map<std::string, V> out;
+    const json* o = find(key);
+    if (!o) return out;
+    if (!o->is_object()) bad(key, what);
+    for (auto it = o->begin(); it != o->end(); ++it) {
+      const json& v = it.value();
+      const std::string& k = it.key();
+      if constexpr (std::is_same_v<V, double>) {
+        if (!v.is_number() || !std::isfinite(v.get<double>())) bad(key, what);
+      } else {
+        if (!v.is_string()) bad(key, what);
+      }
+      out[k] = v.get<V>();
+    }
+    return out;
+  }
+  const json* array(const char* key) const {
+    const json* v = find(key);
+    if (v && !v->is_array()) bad(key, "an array");
+    return v;
+  }
+  const json* object(const char* key) const {
+    const json* v = find(key);
+    if (v && !v->is_object()) bad(key, "an object");
+    return v;
+  }
+  [[noreturn]] void bad(std::string_view key, const char* what) const { throw FieldError("'" + at(key) + "' must be " + what); }
+
+ private:
+  const json* find(const char* key) const {
+    auto it = j_.find(key);
+    return it == j_.end() || it->is_null() ? nullptr : &*it;
+  }
+  const json& j_;
+  std::string path_;
+};
+
+std::string indexed(const std::string& path, std::size_t i) { return fmt::format("{}[{}]", path, i); }
 
 json item_to_json(const model::Item& it) {
   json eng = json::object();
@@ -38,20 +143,22 @@ json item_to_json(const model::Item& it) {
           {"engagement", eng},   {"snippet", it.snippet}};
 }
 
-model::Item item_from_json(const json& j) {
+model::Item item_from_json(const json& j, const std::string& path) {
+  const Fields f(j, path);
   model::Item it;
-  it.id = j.value("id", "");
-  it.source = j.value("source", "");
-  it.title = j.value("title", "");
-  it.url = j.value("url", "");
-  it.discussion_url = opt_str(j, "discussion_url");
-  it.author = opt_str(j, "author");
-  it.container = opt_str(j, "container");
-  if (auto p = opt_str(j, "published_at")) it.published_at = core::parse_iso8601(*p);
-  if (auto e = j.find("engagement"); e != j.end() && e->is_object())
-    for (const auto& [k, v] : e->items())
-      if (v.is_number()) it.engagement.push_back({k, v.get<double>()});
-  it.snippet = j.value("snippet", "");
+  it.id = f.str("id");
+  it.source = f.str("source");
+  it.title = f.str("title", "");
+  it.url = f.str("url", "");
+  it.discussion_url = f.opt_str("discussion_url");
+  it.author = f.opt_str("author");
+  it.container = f.opt_str("container");
+  if (auto p = f.opt_str("published_at")) {
+    it.published_at = core::parse_iso8601(*p);
+    if (!it.published_at) f.bad("published_at", "an ISO-8601 time or null");
+  }
+  for (const auto& [k, v] : f.map_of<double>("engagement", "an object of numbers")) it.engagement.push_back({k, v});
+  it.snippet = f.str("snippet", "");
   return it;
 }
 
@@ -79,33 +186,35 @@ json topic_to_json(const model::Topic& t) {
           {"seed_items", seeds}};
 }
 
-std::optional<model::Topic> topic_from_json(const json& j) {
-  if (!j.is_object() || !j.contains("id") || !j.contains("name")) return std::nullopt;
+model::Topic topic_from_json(const json& j, const std::string& path) {
+  const Fields f(j, path);
   model::Topic t;
-  t.id = j.value("id", "");
-  t.name = j.value("name", "");
-  t.junk = j.value("junk", false);
-  t.velocity = j.value("velocity_score", 0.0);
-  t.engagement = j.value("engagement", 0.0);
-  t.momentum = j.value("momentum", "building");
-  t.sources = j.value("sources", std::vector<std::string>{});
-  t.engagement_by_source = j.value("engagement_by_source", std::map<std::string, double>{});
-  t.evidence_urls = j.value("evidence_urls", std::vector<std::string>{});
-  t.why = j.value("why", "");
-  if (auto w = j.find("worthiness"); w != j.end() && w->is_number()) t.worthiness = w->get<double>();
-  t.angles = j.value("angles", std::map<std::string, std::string>{});
-  if (auto e = j.find("enrichment"); e != j.end() && e->is_object()) {
-    const std::string status = e->value("status", "nomination-only");
+  t.id = f.str("id");
+  t.name = f.str("name");
+  t.junk = f.boolean("junk", false);
+  t.velocity = f.num("velocity_score", 0.0);
+  t.engagement = f.num("engagement", 0.0);
+  t.momentum = f.str("momentum", "building");
+  t.sources = f.strings("sources");
+  t.engagement_by_source = f.map_of<double>("engagement_by_source", "an object of numbers");
+  t.evidence_urls = f.strings("evidence_urls");
+  t.why = f.str("why", "");
+  t.worthiness = f.opt_num("worthiness");
+  if (t.worthiness && (*t.worthiness < 0 || *t.worthiness > 100)) f.bad("worthiness", "a number from 0 to 100");
+  t.angles = f.map_of<std::string>("angles", "an object of strings");
+  if (const json* e = f.object("enrichment")) {
+    const Fields ef(*e, f.at("enrichment"));
+    const std::string status = ef.one_of("status", {"enriched", "nomination-only", "failed"}, "nomination-only");
     t.enrichment.status = status == "enriched" ? model::EnrichStatus::enriched
                           : status == "failed" ? model::EnrichStatus::failed
                                                : model::EnrichStatus::nomination_only;
-    t.enrichment.error = opt_str(*e, "error");
-    t.enrichment.items = e->value("items", 0);
-    t.enrichment.top_urls = e->value("top_urls", std::vector<std::string>{});
-    t.enrichment.top_titles = e->value("top_titles", std::vector<std::string>{});
+    t.enrichment.error = ef.opt_str("error");
+    t.enrichment.items = static_cast<int>(ef.integer("items", 0, 0, 1000000));
+    t.enrichment.top_urls = ef.strings("top_urls");
+    t.enrichment.top_titles = ef.strings("top_titles");
   }
-  if (auto s = j.find("seed_items"); s != j.end() && s->is_array())
-    for (const auto& it : *s) t.seeds.push_back(item_from_json(it));
+  if (const json* seeds = f.array("seed_items"))
+    for (std::size_t i = 0; i < seeds->size(); ++i) t.seeds.push_back(item_from_json((*seeds)[i], indexed(f.at("seed_items"), i)));
   return t;
 }
 
@@ -117,15 +226,19 @@ json status_to_json(const std::map<std::string, model::SourceStatus>& status) {
   return out;
 }
 
-std::map<std::string, model::SourceStatus> status_from_json(const json& j) {
+std::map<std::string, model::SourceStatus> status_from_json(const Fields& doc) {
   std::map<std::string, model::SourceStatus> out;
-  if (!j.is_object()) return out;
-  for (const auto& [id, v] : j.items()) {
+  const json* all = doc.object("source_status");
+  if (!all) return out;
+  for (const auto& [id, v] : all->items()) {
+    const Fields f(v, doc.at("source_status") + "." + id);
     model::SourceStatus st;
-    st.state = model::parse_source_state(v.value("state", "error")).value_or(model::SourceState::error);
-    st.items = v.value("items", 0);
-    st.reason = opt_str(v, "reason").value_or("");
-    st.elapsed_ms = v.value("elapsed_ms", 0L);
+    const auto state = model::parse_source_state(f.str("state"));
+    if (!state) f.bad("state", "a source state such as \"ok\" or \"timeout\"");
+    st.state = *state;
+    st.items = static_cast<int>(f.integer("items", 0, 0, 1000000));
+    st.reason = f.opt_str("reason").value_or("");
+    st.elapsed_ms = f.integer("elapsed_ms", 0, 0, 86400000);
     out[id] = st;
   }
   return out;
@@ -145,29 +258,46 @@ json meta_to_json(const Bundle& b) {
           {"source_status", status_to_json(b.source_status)}};
 }
 
-bool meta_from_json(const json& j, Bundle& b, std::string* error) {
+// Sane clocks: after 2000, before 3000 (what format_iso8601 and the windows can hold).
+constexpr long long kMinClock = 946684800, kMaxClock = 32503680000;
+
+Bundle meta_from_json(const Fields& f) {
+  Bundle b;
+  b.bundle_id = f.str("bundle_id");
+  if (b.bundle_id.empty()) f.bad("bundle_id", "a non-empty string");
+  b.tier = f.one_of("tier", {"shallow", "deep"}, std::nullopt);
+  b.domain = f.str("domain", "");
+  const json* w = f.object("window");
+  if (!w) f.bad("window", "an object (it is required)");
+  const Fields wf(*w, f.at("window"));
+  const auto from = core::parse_date(wf.str("from"));
+  if (!from) wf.bad("from", "a date (YYYY-MM-DD)");
+  const auto to = core::parse_date(wf.str("to"));
+  if (!to || *to < *from) wf.bad("to", "a date (YYYY-MM-DD) not before 'from'");
+  b.window.from = *from;
+  b.window.to = *to + 86399;
+  b.window.days = static_cast<int>(wf.integer("days", std::nullopt, 1, 365));
+  b.now = f.integer("scoring_clock", std::nullopt, kMinClock, kMaxClock);
+  b.created_wall = f.integer("created_unix", std::nullopt, kMinClock, kMaxClock);
+  b.replay = f.boolean("replay", false);
+  b.sources = f.strings("sources");
+  b.source_status = status_from_json(f);
+  return b;
+}
+
+// Runs a reader over a document; a FieldError becomes the error text.
+template <typename Read>
+auto read_document(std::string_view text, std::string_view kind, std::string* error, Read read) -> std::optional<decltype(read(Fields(json::object(), "")))> {
+  const json j = json::parse(text, nullptr, false);
   try {
-    b.bundle_id = j.at("bundle_id").get<std::string>();
-    b.tier = j.at("tier").get<std::string>();
-    b.domain = j.value("domain", "");
-    const auto& w = j.at("window");
-    const auto from = core::parse_date(w.at("from").get<std::string>());
-    const auto to = core::parse_date(w.at("to").get<std::string>());
-    if (!from || !to) throw std::runtime_error("bad window");
-    b.window.from = *from;
-    b.window.to = *to + 86399;
-    b.window.days = w.at("days").get<int>();
-    b.now = j.at("scoring_clock").get<core::UnixSeconds>();
-    b.created_wall = j.at("created_unix").get<core::UnixSeconds>();
-    b.replay = j.value("replay", false);
-    b.sources = j.value("sources", std::vector<std::string>{});
-    b.source_status = status_from_json(j.value("source_status", json::object()));
-    if (b.tier != "shallow" && b.tier != "deep") throw std::runtime_error("tier must be shallow or deep");
-  } catch (const std::exception& e) {
-    if (error) *error = std::string("malformed bundle: ") + e.what();
-    return false;
+    if (j.is_discarded()) throw FieldError("it is not valid JSON");
+    const Fields f(j, "");
+    if (f.str("kind", "") != kind) f.bad("kind", fmt::format("\"{}\"", kind).c_str());
+    return read(f);
+  } catch (const FieldError& e) {
+    if (error) *error = e.what();
+    return std::nullopt;
   }
-  return true;
 }
 
 }  // namespace
@@ -187,16 +317,12 @@ std::string bundle_to_json(const Bundle& b) {
 }
 
 std::optional<Bundle> bundle_from_json(std::string_view text, std::string* error) {
-  const json j = json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    if (error) *error = "the nominations bundle is not valid JSON";
-    return std::nullopt;
-  }
-  Bundle b;
-  if (!meta_from_json(j, b, error)) return std::nullopt;
-  for (const auto& row : j.value("nominations", json::array()))
-    if (auto t = topic_from_json(row)) b.nominations.push_back(std::move(*t));
-  return b;
+  return read_document(text, "discovery-nominations", error, [](const Fields& f) {
+    Bundle b = meta_from_json(f);
+    if (const json* rows = f.array("nominations"))
+      for (std::size_t i = 0; i < rows->size(); ++i) b.nominations.push_back(topic_from_json((*rows)[i], indexed("nominations", i)));
+    return b;
+  });
 }
 
 std::optional<Judgments> parse_judgments(std::string_view text, std::string* error) {
@@ -289,37 +415,35 @@ std::string pending_to_json(const Bundle& meta, const model::DiscoveryReport& re
 }
 
 std::optional<std::pair<Bundle, model::DiscoveryReport>> pending_from_json(std::string_view text, std::string* error) {
-  const json j = json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || j.value("kind", "") != "discovery-pending") {
-    if (error) *error = "the pending file is not a discovery-pending document";
-    return std::nullopt;
-  }
-  Bundle b;
-  if (!meta_from_json(j, b, error)) return std::nullopt;
-  model::DiscoveryReport r;
-  r.domain = b.domain;
-  r.window = b.window;
-  r.generated_at = b.now;
-  r.source_status = b.source_status;
-  r.bundle_id = b.bundle_id;
-  r.nomination_ms = j.value("nomination_ms", 0L);
-  for (const auto& row : j.value("results", json::array()))
-    if (auto t = topic_from_json(row)) r.results.push_back(std::move(*t));
-  r.warnings = j.value("warnings", std::vector<std::string>{});
-  r.outcome = j.value("outcome", "ok") == "ok" ? model::Outcome::ok : model::Outcome::nothing_solid;
-  if (auto e = j.find("enrichment"); e != j.end() && e->is_object()) {
-    r.enrichment.tier = e->value("tier", "deep");
-    const std::string depth = e->value("depth", "default");
-    r.enrichment.depth = depth == "quick" ? model::Depth::quick : depth == "deep" ? model::Depth::deep : model::Depth::standard;
-    r.enrichment.max_workers = e->value("max_workers", 4);
-    r.enrichment.budget_seconds = e->value("budget_seconds", 450.0);
-    r.enrichment.elapsed_ms = e->value("elapsed_ms", 0L);
-  }
-  if (auto w = j.find("weak_signal"); w != j.end() && w->is_object())
-    r.weak_signal = model::WeakSignal{w->value("name", ""), w->value("velocity_score", 0.0),
-                                      w->value("sources", std::vector<std::string>{}), w->value("engagement", 0.0),
-                                      w->value("reason", "")};
-  return std::make_pair(std::move(b), std::move(r));
+  return read_document(text, "discovery-pending", error, [](const Fields& f) {
+    Bundle b = meta_from_json(f);
+    model::DiscoveryReport r;
+    r.domain = b.domain;
+    r.window = b.window;
+    r.generated_at = b.now;
+    r.source_status = b.source_status;
+    r.bundle_id = b.bundle_id;
+    r.nomination_ms = f.integer("nomination_ms", 0, 0, 86400000);
+    if (const json* rows = f.array("results"))
+      for (std::size_t i = 0; i < rows->size(); ++i) r.results.push_back(topic_from_json((*rows)[i], indexed("results", i)));
+    r.warnings = f.strings("warnings");
+    r.outcome = f.one_of("outcome", {"ok", "nothing-solid"}, "ok") == "ok" ? model::Outcome::ok : model::Outcome::nothing_solid;
+    if (const json* e = f.object("enrichment")) {
+      const Fields ef(*e, "enrichment");
+      r.enrichment.tier = ef.one_of("tier", {"one-shot", "shallow", "deep"}, "deep");
+      const std::string depth = ef.one_of("depth", {"quick", "default", "deep"}, "default");
+      r.enrichment.depth = depth == "quick" ? model::Depth::quick : depth == "deep" ? model::Depth::deep : model::Depth::standard;
+      r.enrichment.max_workers = static_cast<int>(ef.integer("max_workers", 4, 1, 64));
+      r.enrichment.budget_seconds = ef.num("budget_seconds", 450.0);
+      r.enrichment.elapsed_ms = ef.integer("elapsed_ms", 0, 0, 86400000);
+    }
+    if (const json* w = f.object("weak_signal")) {
+      const Fields wf(*w, "weak_signal");
+      r.weak_signal = model::WeakSignal{wf.str("name", ""), wf.num("velocity_score", 0.0), wf.strings("sources"),
+                                        wf.num("engagement", 0.0), wf.str("reason", "")};
+    }
+    return std::make_pair(std::move(b), std::move(r));
+  });
 }
 
 std::optional<std::string> check_bundle(const Bundle& b, std::string_view expected_id, core::UnixSeconds wall_now,
@@ -328,6 +452,10 @@ std::optional<std::string> check_bundle(const Bundle& b, std::string_view expect
     return fmt::format("{} is for bundle '{}', but the saved bundle is '{}': judge the current "
                        "discover-nominations.json, or run --discover --nominate-only again",
                        file_kind, expected_id, b.bundle_id);
+  // A bundle from the future has a clock that cannot be trusted, and would never expire.
+  if (b.created_wall > wall_now + kClockSkewSeconds || b.now > wall_now + kClockSkewSeconds)
+    return fmt::format("bundle '{}' is dated in the future ({}): run --discover --nominate-only again", b.bundle_id,
+                       core::format_iso8601(std::max(b.created_wall, b.now)));
   if (wall_now - b.created_wall > kBundleTtlSeconds)
     return fmt::format("bundle '{}' expired ({} s old; bundles live {} s): run --discover --nominate-only again",
                        b.bundle_id, wall_now - b.created_wall, kBundleTtlSeconds);

@@ -15,6 +15,7 @@
 namespace discover {
 
 constexpr core::UnixSeconds kBundleTtlSeconds = 3600;
+constexpr core::UnixSeconds kClockSkewSeconds = 300;  // how far ahead a bundle's clocks may be
 constexpr std::size_t kMaxJudgedName = 96;
 constexpr std::size_t kMaxAngle = 200;
 constexpr std::string_view kNominationsFile = "discover-nominations.json";
@@ -62,7 +63,8 @@ std::optional<Angles> parse_angles(std::string_view text, std::string* error);
 std::string pending_to_json(const Bundle& meta, const model::DiscoveryReport& report);
 std::optional<std::pair<Bundle, model::DiscoveryReport>> pending_from_json(std::string_view text, std::string* error);
 
-// Common checks for a later leg: id match, expiry, replay/live mixing. Error text says how to fix it.
+// Common checks for a later leg: id match, a date not in the future, expiry, replay/live
+// mixing. Error text says how to fix it.
 std::optional<std::string> check_bundle(const Bundle& b, std::string_view expected_id, core::UnixSeconds wall_now,
                                         bool replaying, std::string_view file_kind);
 

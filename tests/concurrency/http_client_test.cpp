@@ -1,6 +1,8 @@
 // The HTTP layer against a fake upstream on 127.0.0.1: policy and, above all, lifecycle.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -287,6 +289,38 @@ TEST(HttpClient, RecordsRedactedCassettesAndReplaysThemWithoutNetwork) {
   EXPECT_EQ(r.body, R"({"q":"rust"})");
   EXPECT_EQ(replay->fetch(get("https://api.example.com/search?q=go")).error, NetError::replay_miss);
   EXPECT_EQ(replay->stats().started, 0u);
+}
+
+TEST(HttpClient, ReplayedAnswersObeyTheLiveCapsAndUnusableEntriesFailFast) {
+  TempDir dir;
+  FakeUpstream fake([](const FakeRequest&) { return FakeReply::json("[\"" + std::string(5000, 'a') + "\"]"); });
+  {
+    http::ClientOptions opts;
+    opts.record_dir = dir.path();
+    EXPECT_EQ(client_for(fake, opts)->fetch(get("https://api.example.com/big")).status, 200);
+  }
+  http::ClientOptions small;
+  small.max_decoded_bytes = 1000;
+  const auto live = client_for(fake, small)->fetch(get("https://api.example.com/big"));
+  EXPECT_EQ(live.error, NetError::too_large);
+  small.replay_dir = dir.path();
+  const auto replayed = std::make_shared<http::Client>(small)->fetch(get("https://api.example.com/big"));
+  EXPECT_EQ(replayed.error, live.error) << "a replayed body is held to the live cap: " << replayed.error_detail;
+
+  // An entry that is a FIFO nobody writes (or a directory) ends the request at once.
+  std::string entry;
+  for (const auto& f : dir.files())
+    if (f != "run.json") entry = dir.path() + "/" + f;
+  ASSERT_FALSE(entry.empty());
+  std::filesystem::remove(entry);
+  ASSERT_EQ(::mkfifo(entry.c_str(), 0600), 0);
+  http::ClientOptions ropts;
+  ropts.replay_dir = dir.path();
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = std::make_shared<http::Client>(ropts)->fetch(get("https://api.example.com/big"));
+  EXPECT_LT(ms_since(t0), 1000);
+  EXPECT_EQ(r.error, NetError::replay_miss);
+  EXPECT_NE(r.error_detail.find("FIFO"), std::string::npos) << r.error_detail;
 }
 
 TEST(HttpClient, ConnectionRefusedIsUnreachable) {

@@ -8,6 +8,7 @@
 #include "discover/enrich.hpp"
 #include "discover/protocol.hpp"
 #include "discover/topics.hpp"
+#include "fake_upstream.hpp"
 
 using namespace discover;
 
@@ -185,19 +186,24 @@ TEST(Protocol, JudgmentsAreCappedClampedAndTyped) {
   EXPECT_NEAR(blended_score(100, std::nullopt), 100, 1e-9);
 }
 
-TEST(Protocol, BundleRoundTripAndChecks) {
+Bundle sample_bundle() {
   Bundle b;
   b.bundle_id = "b-abc";
   b.tier = "deep";
   b.window = model::Window::ending(kNow, 7);
   b.now = kNow;
-  b.created_wall = 1000;
+  b.created_wall = kNow;
   b.sources = {"hackernews"};
   b.source_status["hackernews"] = {model::SourceState::ok, 3, "", 12, 1};
   auto t = topic("Tokio 2.0", {{"hackernews", 900}});
   t.id = "n1";
   t.seeds.push_back(seed("hackernews", "Tokio 2.0: a new runtime scheduler", 900));
   b.nominations.push_back(t);
+  return b;
+}
+
+TEST(Protocol, BundleRoundTripAndChecks) {
+  const Bundle b = sample_bundle();
   std::string err;
   auto back = bundle_from_json(bundle_to_json(b), &err);
   ASSERT_TRUE(back) << err;
@@ -205,8 +211,65 @@ TEST(Protocol, BundleRoundTripAndChecks) {
   EXPECT_EQ(back->window.from, b.window.from);
   EXPECT_EQ(back->window.to, b.window.to);
   EXPECT_EQ(back->nominations.at(0).seeds.at(0).title, "Tokio 2.0: a new runtime scheduler");
-  EXPECT_FALSE(check_bundle(b, "b-abc", 1000 + 3600, false, "x"));
-  EXPECT_NE(check_bundle(b, "b-other", 1000, false, "x")->find("b-other"), std::string::npos);
-  EXPECT_NE(check_bundle(b, "b-abc", 1000 + 3601, false, "x")->find("expired"), std::string::npos);
-  EXPECT_NE(check_bundle(b, "b-abc", 1000, true, "x")->find("--replay"), std::string::npos);
+  EXPECT_FALSE(check_bundle(b, "b-abc", kNow + 3600, false, "x"));
+  EXPECT_NE(check_bundle(b, "b-other", kNow, false, "x")->find("b-other"), std::string::npos);
+  EXPECT_NE(check_bundle(b, "b-abc", kNow + 3601, false, "x")->find("expired"), std::string::npos);
+  EXPECT_NE(check_bundle(b, "b-abc", kNow, true, "x")->find("--replay"), std::string::npos);
+  // Dated in the future: its clock cannot be trusted and it would never expire.
+  EXPECT_FALSE(check_bundle(b, "b-abc", kNow - 60, false, "x")) << "a little clock skew is fine";
+  EXPECT_NE(check_bundle(b, "b-abc", kNow - 86400, false, "x")->find("future"), std::string::npos);
+}
+
+TEST(Protocol, TheFuzzSeedsAreValidDocuments) {
+  std::string err;
+  auto b = bundle_from_json(testing_support::fixture("protocol/discover-nominations.json"), &err);
+  ASSERT_TRUE(b) << err;
+  EXPECT_EQ(b->nominations.at(0).seeds.size(), 1u);
+  auto p = pending_from_json(testing_support::fixture("protocol/discover-pending.json"), &err);
+  ASSERT_TRUE(p) << err;
+  EXPECT_EQ(p->second.results.size(), 2u);
+}
+
+TEST(Protocol, AMalformedBundleOrPendingFileNamesTheField) {
+  Bundle b = sample_bundle();
+  const auto t = b.nominations.front();
+  b.nominations.push_back(t);
+  const auto good = nlohmann::json::parse(bundle_to_json(b));
+  struct Case {
+    const char* pointer;
+    nlohmann::json value;
+    const char* named;
+  };
+  // Each used to throw a library exception (exit 1) or pass silently with a default.
+  const std::vector<Case> cases = {
+      {"/nominations/1/velocity_score", "fast", "'nominations[1].velocity_score' must be a number"},
+      {"/nominations/0/seed_items/0/engagement", nlohmann::json::array({1}), "'nominations[0].seed_items[0].engagement'"},
+      {"/nominations/0/enrichment/status", "maybe", "'nominations[0].enrichment.status' must be one of"},
+      {"/nominations/1/junk", "no", "'nominations[1].junk' must be true or false"},
+      {"/window/days", 0, "'window.days' must be an integer from 1 to 365"},
+      {"/created_unix", "yesterday", "'created_unix'"},
+      {"/source_status/hackernews/state", "fine", "'source_status.hackernews.state'"},
+      {"/nominations", nlohmann::json::object(), "'nominations' must be an array"},
+      {"/kind", "discovery-pending", "'kind' must be \"discovery-nominations\""},
+      {"/nominations/0/name", nullptr, "'nominations[0].name' must be a string (it is required)"},
+  };
+  for (const auto& c : cases) {
+    auto doc = good;
+    doc[nlohmann::json::json_pointer(c.pointer)] = c.value;
+    std::string err;
+    EXPECT_FALSE(bundle_from_json(doc.dump(), &err)) << c.pointer;
+    EXPECT_NE(err.find(c.named), std::string::npos) << c.pointer << ": " << err;
+  }
+  std::string err;
+  EXPECT_FALSE(bundle_from_json("[1,2]", &err));
+  EXPECT_NE(err.find("must be an object"), std::string::npos) << err;
+
+  model::DiscoveryReport r;
+  r.enrichment.tier = "deep";
+  r.results = {t};
+  auto pending = nlohmann::json::parse(pending_to_json(b, r));
+  ASSERT_TRUE(pending_from_json(pending.dump(), &err)) << err;
+  pending["results"][0]["enrichment"]["items"] = -4;
+  EXPECT_FALSE(pending_from_json(pending.dump(), &err));
+  EXPECT_NE(err.find("'results[0].enrichment.items'"), std::string::npos) << err;
 }
