@@ -15,6 +15,8 @@
 #include "core/time.hpp"
 #include "discover/protocol.hpp"
 #include "discover/topics.hpp"
+#include "mcp/jsonrpc.hpp"
+#include "mcp/tools.hpp"
 #include "model/discovery.hpp"
 #include "pipeline/compare.hpp"
 #include "pipeline/plan.hpp"
@@ -119,6 +121,25 @@ void run_source(const sources::Source& src, std::string_view body, std::uint8_t 
   }
 }
 
+// What an MCP client sends: framing, classification, and tool arguments through the
+// CLI's parser (no network: a call is validated, never run).
+void fuzz_mcp(std::string_view body) {
+  mcp::LineReader reader(1 << 16);
+  reader.feed(body);
+  bool too_long = false;
+  while (auto line = reader.next(&too_long)) {
+    for (const auto& m : mcp::parse_line(*line).messages) {
+      if (m.kind != mcp::Message::Kind::request) continue;
+      const auto name = m.params.find("name");
+      const auto args = m.params.find("arguments");
+      if (name == m.params.end() || !name->is_string()) continue;
+      if (auto tool = mcp::find_tool(name->get<std::string>()))
+        (void)mcp::tool_call(*tool, args != m.params.end() ? *args : mcp::json::object(), kNow);
+      (void)mcp::serialize(mcp::response(m.id, m.params));
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -141,6 +162,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     case 2: (void)discover::parse_angles(body, &error); break;
     case 3: (void)discover::bundle_from_json(body, &error); break;
     case 4: (void)discover::pending_from_json(body, &error); break;
+    case 5: fuzz_mcp(body); break;
     default:
       (void)core::html_to_text(body);
       (void)pipeline::split_comparison(body);

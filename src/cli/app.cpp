@@ -12,6 +12,7 @@
 #include "core/redact.hpp"
 #include "core/text.hpp"
 #include "http/client.hpp"
+#include "mcp/server.hpp"
 
 namespace cli {
 
@@ -134,6 +135,8 @@ int run(int argc, const char* const* argv) {
     case Command::research: return research_command(o, ctx, writer);
     case Command::discover: return discover_command(o, ctx, writer);
     case Command::doctor: return doctor_command(o, ctx, writer);
+    case Command::mcp: return mcp::serve(std::make_shared<const RunContext>(ctx));
+    case Command::completions: return 1;  // answered by parse_args
     case Command::library:
     case Command::watch:
       std::fprintf(stderr, "last30days: '%s' needs the research store, which this build does not include yet\n",

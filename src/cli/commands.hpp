@@ -1,11 +1,16 @@
 #pragma once
 // Commands: each builds its components from validated options and returns an exit code.
 #include <memory>
+#include <optional>
+#include <stop_token>
 #include <string>
 
 #include "cli/options.hpp"
 #include "core/config.hpp"
+#include "discover/enrich.hpp"
 #include "http/client.hpp"
+#include "model/comparison.hpp"
+#include "model/discovery.hpp"
 #include "model/report.hpp"
 #include "persist/writer.hpp"
 #include "pipeline/research.hpp"
@@ -19,9 +24,31 @@ struct RunContext {
   persist::Output* output = nullptr;  // stdout or --output, opened before any request
 };
 
-int research_command(const Options& o, RunContext& ctx, const persist::Writer& writer);
-// "A vs B [vs C ...]": o.entities researched side by side (research_command dispatches here).
-int compare_command(const Options& o, RunContext& ctx, const persist::Writer& writer);
+// How a run is watched and stopped from outside (the terminal progress, an MCP call).
+// The hooks are called from worker threads; see pipeline::SourceHook and discover::TopicHook.
+struct RunHooks {
+  std::stop_token stop;
+  pipeline::SourceHook on_source = nullptr;
+  discover::TopicHook on_topic = nullptr;
+};
+
+// The one path from validated options to a finished report, shared by the CLI commands
+// and the MCP tools: a research, or a comparison when the topic is "A vs B [vs C ...]".
+// Runs write nothing; the caller renders, emits and saves.
+struct ResearchRun {
+  std::optional<model::Report> report;
+  std::optional<model::Comparison> comparison;
+  std::string error;  // neither: a contract error (a bad --plan), exit 2 or an MCP tool error
+  bool ok() const { return report.has_value() || comparison.has_value(); }
+  int exit_code(const Options& o) const;  // 3 under --strict when any source degraded
+};
+ResearchRun run_research(const Options& o, const RunContext& ctx, const RunHooks& hooks);
+std::string render_research(Emit emit, const ResearchRun& run);
+// One-shot discovery (not the protocol legs, which read and write files).
+model::DiscoveryReport run_discovery(const Options& o, const RunContext& ctx, const RunHooks& hooks);
+std::string render_discovery(Emit emit, const model::DiscoveryReport& r);
+
+int research_command(const Options& o, RunContext& ctx, const persist::Writer& writer);  // research or comparison
 int discover_command(const Options& o, RunContext& ctx, const persist::Writer& writer);
 int doctor_command(const Options& o, RunContext& ctx, const persist::Writer& writer);
 

@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "core/file.hpp"
+#include "cli/progress.hpp"
 #include "core/log.hpp"
 #include "discover/discover.hpp"
 #include "discover/protocol.hpp"
@@ -46,7 +47,7 @@ discover::Tier apply_overrides(discover::Tier t, const Options& o) {
   return t;
 }
 
-discover::EnrichPlan make_plan(const Options& o, RunContext& ctx, discover::Tier tier,
+discover::EnrichPlan make_plan(const Options& o, const RunContext& ctx, discover::Tier tier,
                                std::vector<const sources::Source*> srcs) {
   discover::EnrichPlan plan;
   plan.tier = apply_overrides(std::move(tier), o);
@@ -56,13 +57,7 @@ discover::EnrichPlan make_plan(const Options& o, RunContext& ctx, discover::Tier
   return plan;
 }
 
-std::string render_report(const Options& o, const model::DiscoveryReport& r) {
-  switch (o.emit) {
-    case Emit::json: return render::discovery_json(r);
-    case Emit::md: return render::discovery_markdown(r);
-    default: return render::discovery_compact(r);
-  }
-}
+std::string render_report(const Options& o, const model::DiscoveryReport& r) { return render_discovery(o.emit, r); }
 
 // The brief to stdout or --output; with --save or --save-dir also
 // discover-<domain|global>-raw.md and .json in the memory dir, like a research brief.
@@ -74,32 +69,31 @@ int deliver(const Options& o, RunContext& ctx, const model::DiscoveryReport& r, 
   return exit_code_for(o, r.source_status);
 }
 
-discover::Nominations run_nominations(const Options& o, RunContext& ctx, const model::Window& window) {
+discover::Nominations run_nominations(const Options& o, const RunContext& ctx, const model::Window& window,
+                                      const RunHooks& hooks = {}) {
   pipeline::ClientFetcher fetcher(ctx.client);
   const auto budget = o.timeout_seconds ? core::Millis(static_cast<long long>(*o.timeout_seconds * 1000)) : core::Millis(25000);
-  const pipeline::ResearchEnv env{ctx.config, fetcher, core::Deadline::in(budget), {}};
+  const pipeline::ResearchEnv env{ctx.config, fetcher, core::Deadline::in(budget), hooks.stop, hooks.on_source};
   core::log::progress("nominating from listings{}", o.domain.empty() ? "" : " in " + o.domain);
   return discover::nominate(o.domain, window, ctx.now, allowed_sources(o), env);
 }
 
+std::string progress_title(const std::string& domain) {
+  return "last30days discover · " + (domain.empty() ? std::string("global") : "domain \"" + domain + "\"");
+}
+
 int one_shot(const Options& o, RunContext& ctx, const persist::Writer& writer) {
-  const auto window = model::Window::ending(ctx.now, o.days_set ? o.days : kDefaultDiscoveryDays);
-  auto noms = run_nominations(o, ctx, window);
-  std::vector<double> score;
-  for (const auto& t : noms.topics) score.push_back(t.velocity);
-  auto plan = make_plan(o, ctx, o.discover_shallow ? discover::shallow_tier() : discover::one_shot_tier(), allowed_sources(o));
-  auto report = discover::enrich_and_select(std::move(noms.topics), score, plan, window, ctx.now);
-  report.domain = o.domain;
-  report.source_status = std::move(noms.status);
-  report.nomination_ms = noms.elapsed_ms;
-  auto lw = discover::listing_warnings(report.source_status);
-  report.warnings.insert(report.warnings.begin(), lw.begin(), lw.end());
+  ProgressScope progress(o, ctx.config, progress_title(o.domain));
+  const auto report = run_discovery(o, ctx, progress.hooks());
+  progress.finish();
   return deliver(o, ctx, report, writer);
 }
 
 int nominate_only(const Options& o, RunContext& ctx, const persist::Writer& writer) {
   const auto window = model::Window::ending(ctx.now, o.days_set ? o.days : kDefaultDiscoveryDays);
-  auto noms = run_nominations(o, ctx, window);
+  ProgressScope progress(o, ctx.config, progress_title(o.domain));
+  auto noms = run_nominations(o, ctx, window, progress.hooks());
+  progress.finish();
   discover::Bundle b;
   b.bundle_id = discover::new_bundle_id();
   b.tier = o.discover_shallow ? "shallow" : "deep";
@@ -159,8 +153,11 @@ int judgments_leg(const Options& o, RunContext& ctx, const persist::Writer& writ
   const auto tier = bundle->tier == "shallow" ? discover::shallow_tier()
                                               : discover::deep_tier(env_budget ? std::optional<std::string_view>(*env_budget) : std::nullopt);
   auto plan = make_plan(o, ctx, tier, srcs);
+  ProgressScope progress(o, ctx.config, progress_title(bundle->domain));
+  plan.on_topic = progress.hooks().on_topic;
   // Scored on the bundle's window and clock, not on the clock at resume time.
   auto report = discover::enrich_and_select(bundle->nominations, score, plan, bundle->window, bundle->now);
+  progress.finish();
   report.domain = bundle->domain;
   report.source_status = bundle->source_status;
   report.bundle_id = bundle->bundle_id;
@@ -204,6 +201,31 @@ int finalize_leg(const Options& o, RunContext& ctx, const persist::Writer& write
 }
 
 }  // namespace
+
+model::DiscoveryReport run_discovery(const Options& o, const RunContext& ctx, const RunHooks& hooks) {
+  const auto window = model::Window::ending(ctx.now, o.days_set ? o.days : kDefaultDiscoveryDays);
+  auto noms = run_nominations(o, ctx, window, hooks);
+  std::vector<double> score;
+  for (const auto& t : noms.topics) score.push_back(t.velocity);
+  auto plan = make_plan(o, ctx, o.discover_shallow ? discover::shallow_tier() : discover::one_shot_tier(), allowed_sources(o));
+  plan.stop = hooks.stop;
+  plan.on_topic = hooks.on_topic;
+  auto report = discover::enrich_and_select(std::move(noms.topics), score, plan, window, ctx.now);
+  report.domain = o.domain;
+  report.source_status = std::move(noms.status);
+  report.nomination_ms = noms.elapsed_ms;
+  auto lw = discover::listing_warnings(report.source_status);
+  report.warnings.insert(report.warnings.begin(), lw.begin(), lw.end());
+  return report;
+}
+
+std::string render_discovery(Emit emit, const model::DiscoveryReport& r) {
+  switch (emit) {
+    case Emit::json: return render::discovery_json(r);
+    case Emit::md: return render::discovery_markdown(r);
+    default: return render::discovery_compact(r);
+  }
+}
 
 int discover_command(const Options& o, RunContext& ctx, const persist::Writer& writer) {
   const bool protocol = o.nominate_only || !o.judgments_file.empty() || o.finalize;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cli/completions.hpp"
 #include "core/file.hpp"
 #include "core/text.hpp"
 #include "pipeline/compare.hpp"
@@ -29,6 +30,7 @@ ParseOutcome usage_error(std::string message) {
   ParseOutcome out;
   out.exit_code = 2;
   out.text = "last30days: " + message + "\nTry 'last30days --help'.\n";
+  out.message = std::move(message);
   return out;
 }
 
@@ -36,7 +38,8 @@ ParseOutcome usage_error(std::string message) {
 
 ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds today) {
   CLI::App app{"last30days: what people actually said and did about a topic in the last N days.\n"
-               "Commands: last30days TOPIC | --discover[=DOMAIN] | doctor | library search QUERY | watch add|list|remove|run",
+               "Commands: last30days TOPIC | --discover[=DOMAIN] | doctor | library search QUERY | watch add|list|remove|run\n"
+               "          | mcp (serve agent hosts on stdio) | completions bash|zsh",
                "last30days"};
   app.set_version_flag("--version", std::string("last30days ") + L30_VERSION);
   app.allow_extras(false);
@@ -93,11 +96,27 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   }
 
   // Subcommands are positional words.
-  if (!words.empty() && (words[0] == "doctor" || words[0] == "library" || words[0] == "watch")) {
-    o.command = words[0] == "doctor" ? Command::doctor : words[0] == "library" ? Command::library : Command::watch;
+  static const std::map<std::string_view, Command> kCommands{{"doctor", Command::doctor}, {"library", Command::library},
+                                                             {"watch", Command::watch},   {"mcp", Command::mcp},
+                                                             {"completions", Command::completions}};
+  if (!words.empty() && kCommands.count(words[0]) > 0) {
+    o.command = kCommands.at(words[0]);
     o.command_args.assign(words.begin() + 1, words.end());
     words.clear();
   }
+  if (o.command == Command::completions) {
+    std::vector<std::string_view> names;
+    for (const auto& [name, cmd] : kCommands) names.push_back(name);
+    auto script = o.command_args.size() == 1 ? completion_script(app, o.command_args[0], names) : std::nullopt;
+    if (!script) return usage_error("completions needs one shell: bash or zsh");
+    ParseOutcome out;
+    out.text = std::move(*script);
+    out.to_stdout = true;
+    return out;
+  }
+  if (o.command == Command::mcp && !o.command_args.empty())
+    return usage_error(fmt::format("mcp takes no arguments (to research a topic, quote it: last30days \"mcp {}\")",
+                                   o.command_args.front()));
   const bool discovering = discover->count() > 0;  // presence, never truthiness
   if (discovering) {
     o.command = Command::discover;

@@ -9,7 +9,7 @@
 
 namespace cli {
 
-enum class Command { research, discover, doctor, library, watch };
+enum class Command { research, discover, doctor, library, watch, mcp, completions };
 enum class Emit { compact, md, json, html };
 
 struct Options {
@@ -49,11 +49,16 @@ struct ParseOutcome {
   std::optional<Options> options;  // set when the run should go on
   int exit_code = 0;
   std::string text;        // help/version (stdout) or the usage error (stderr)
+  std::string message;     // the usage error alone, without the "last30days: " frame
   bool to_stdout = false;
 };
 
 // today: the current UTC time, to reject an --as-of in the future.
 ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds today);
+
+// Shell completion script generated from the same CLI definition parse_args uses.
+// shell: "bash" or "zsh"; nullopt for another shell.
+std::optional<std::string> completion_script(std::string_view shell);
 
 std::string_view to_string(Emit e);
 

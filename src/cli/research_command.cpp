@@ -4,10 +4,12 @@
 #include <filesystem>
 
 #include "cli/commands.hpp"
+#include "cli/progress.hpp"
 #include "core/log.hpp"
 #include "core/redact.hpp"
 #include "core/text.hpp"
 #include "pipeline/client_fetcher.hpp"
+#include "pipeline/compare.hpp"
 #include "pipeline/plan.hpp"
 #include "pipeline/research.hpp"
 #include "render/render.hpp"
@@ -76,34 +78,72 @@ core::Millis run_budget(const Options& o) {
   return o.timeout_seconds ? core::Millis(static_cast<long long>(*o.timeout_seconds * 1000)) : pipeline::profile(o.depth).run_timeout;
 }
 
-int research_command(const Options& o, RunContext& ctx, const persist::Writer& writer) {
-  if (!o.entities.empty()) return compare_command(o, ctx, writer);
+ResearchRun run_research(const Options& o, const RunContext& ctx, const RunHooks& hooks) {
+  pipeline::ClientFetcher fetcher(ctx.client);
+  const pipeline::ResearchEnv env{ctx.config, fetcher, core::Deadline::in(run_budget(o)), hooks.stop, hooks.on_source};
+  ResearchRun run;
+  if (!o.entities.empty()) {
+    std::vector<pipeline::ResearchSpec> specs;
+    for (const auto& entity : o.entities) specs.push_back(research_spec(o, ctx, entity));
+    core::log::progress("comparing {} over {} sources, {} → {}", o.topic, specs.front().sources.size(),
+                        core::format_date(specs.front().window.from), core::format_date(specs.front().window.to));
+    run.comparison = pipeline::run_comparison(o.topic, specs, env);
+    return run;
+  }
   pipeline::ResearchSpec spec = research_spec(o, ctx, o.topic);
   if (o.plan_json) {
-    std::string error;
-    spec.host_plan = pipeline::parse_host_plan(*o.plan_json, &error);
-    if (!spec.host_plan) {
-      std::fprintf(stderr, "last30days: %s\n", error.c_str());
-      return 2;
-    }
+    spec.host_plan = pipeline::parse_host_plan(*o.plan_json, &run.error);
+    if (!spec.host_plan) return run;
   }
-  pipeline::ClientFetcher fetcher(ctx.client);
-  const pipeline::ResearchEnv env{ctx.config, fetcher, core::Deadline::in(run_budget(o)), {}};
   core::log::progress("researching \"{}\" over {} sources, {} → {}", spec.topic, spec.sources.size(),
                       core::format_date(spec.window.from), core::format_date(spec.window.to));
-  const model::Report report = pipeline::run_research(spec, env);
+  run.report = pipeline::run_research(spec, env);
+  return run;
+}
 
-  std::string text;
-  switch (o.emit) {
-    case Emit::compact: text = render::research_compact(report); break;
-    case Emit::md: text = render::research_markdown(report); break;
-    case Emit::json: text = render::research_json(report); break;
-    case Emit::html: text = render::research_html(report); break;
+std::string render_research(Emit emit, const ResearchRun& run) {
+  if (run.comparison) {
+    switch (emit) {
+      case Emit::compact: return render::comparison_compact(*run.comparison);
+      case Emit::md: return render::comparison_markdown(*run.comparison);
+      case Emit::json: return render::comparison_json(*run.comparison);
+      case Emit::html: return render::comparison_html(*run.comparison);
+    }
   }
-  if (int rc = emit(ctx, text)) return rc;
-  if (o.save && !save_brief(o, ctx.config, report.topic, render::research_markdown(report), render::research_json(report), writer))
+  if (!run.report) return {};
+  switch (emit) {
+    case Emit::compact: return render::research_compact(*run.report);
+    case Emit::md: return render::research_markdown(*run.report);
+    case Emit::json: return render::research_json(*run.report);
+    case Emit::html: return render::research_html(*run.report);
+  }
+  return {};
+}
+
+int ResearchRun::exit_code(const Options& o) const {
+  int code = report ? exit_code_for(o, report->source_status) : 0;
+  if (comparison)
+    for (const auto& e : comparison->entities) code = std::max(code, exit_code_for(o, e.report.source_status));
+  return code;
+}
+
+int research_command(const Options& o, RunContext& ctx, const persist::Writer& writer) {
+  const auto window = model::Window::ending(o.as_of.value_or(ctx.now), o.days);
+  ProgressScope progress(o, ctx.config,
+                         fmt::format("last30days · \"{}\" · {} → {}", o.topic, core::format_date(window.from),
+                                     core::format_date(window.to)),
+                         !o.entities.empty());
+  const auto run = run_research(o, ctx, progress.hooks());
+  progress.finish();
+  if (!run.ok()) {
+    std::fprintf(stderr, "last30days: %s\n", run.error.c_str());
+    return 2;
+  }
+  if (int rc = emit(ctx, render_research(o.emit, run))) return rc;
+  if (o.save && !save_brief(o, ctx.config, run.comparison ? run.comparison->topic : run.report->topic,
+                            render_research(Emit::md, run), render_research(Emit::json, run), writer))
     return 1;
-  return exit_code_for(o, report.source_status);
+  return run.exit_code(o);
 }
 
 int doctor_command(const Options& o, RunContext& ctx, const persist::Writer&) {

@@ -15,6 +15,7 @@ struct State {
   std::mutex mu;
   bool quiet = false;
   bool progress = isatty(STDERR_FILENO) != 0;
+  std::function<void(std::string_view)> sink;
 };
 State& state() {
   static State* s = new State();
@@ -30,6 +31,10 @@ void set_progress(bool enabled) {
   std::lock_guard lock(state().mu);
   state().progress = enabled;
 }
+void set_line_sink(std::function<void(std::string_view)> sink) {
+  std::lock_guard lock(state().mu);
+  state().sink = std::move(sink);
+}
 
 void write(Level level, std::string_view message) {
   const std::string line = core::redact::scrub(message);
@@ -37,7 +42,12 @@ void write(Level level, std::string_view message) {
   std::lock_guard lock(st.mu);
   if ((level == Level::progress && (!st.progress || st.quiet)) || (level == Level::info && st.quiet)) return;
   const char* prefix = level == Level::warn ? "warning: " : level == Level::error ? "error: " : "";
-  std::fprintf(stderr, "last30days: %s%s\n", prefix, line.c_str());
+  const std::string full = "last30days: " + std::string(prefix) + line + "\n";
+  if (st.sink) {
+    st.sink(full);
+    return;
+  }
+  std::fwrite(full.data(), 1, full.size(), stderr);
   std::fflush(stderr);
 }
 

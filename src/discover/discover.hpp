@@ -30,6 +30,8 @@ struct EnrichPlan {
   std::shared_ptr<const core::Config> config;
   std::shared_ptr<http::Client> client;
   SubRun run = research_subrun;
+  std::stop_token stop;          // the caller's cancellation, as well as the budget
+  TopicHook on_topic = nullptr;  // progress: see enrich.hpp for when it is called
 };
 
 // Warnings about the listings themselves: degraded ones, and none answering at all.

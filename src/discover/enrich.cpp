@@ -51,6 +51,8 @@ struct BatchState {
   bool closed = false;     // the batch has returned: late results are dropped
   bool abandoned = false;  // running workers are counted in core::live_stragglers()
   std::stop_source stop;
+  TopicHook on_topic;      // called under mu, only while !closed
+  core::Clock::time_point deadline;
 };
 
 model::TopicEnrichment from_report(const model::Report& r) {
@@ -74,6 +76,7 @@ void worker(std::shared_ptr<BatchState> st) {
       i = st->next++;
       ctx = st->tasks[i];
       st->peak = std::max(st->peak, ++st->in_flight);
+      if (st->on_topic) st->on_topic({TopicEvent::Kind::started, ctx.topic, {}, 0, 0, st->deadline});
     }
     model::TopicEnrichment out;
     try {
@@ -89,7 +92,10 @@ void worker(std::shared_ptr<BatchState> st) {
       std::lock_guard lock(st->mu);
       --st->in_flight;
       // A result that arrives after the deadline did not finish inside the budget.
-      if (!st->closed && !st->stop.stop_requested()) st->done[i] = std::move(out);
+      if (!st->closed && !st->stop.stop_requested()) {
+        if (st->on_topic) st->on_topic({TopicEvent::Kind::finished, ctx.topic, out.status, out.items, 0, st->deadline});
+        st->done[i] = std::move(out);
+      }
     }
     st->cv.notify_all();
   }
@@ -106,6 +112,8 @@ BatchResult enrich_batch(std::vector<SubRunContext> tasks, SubRun run, const Bat
   const auto deadline = t0 + options.budget;
   auto st = std::make_shared<BatchState>();
   st->run = run;
+  st->on_topic = options.on_topic;
+  st->deadline = deadline;
   st->done.resize(tasks.size());
   for (auto& t : tasks) t.deadline = core::Deadline::at(deadline);
   st->tasks = std::move(tasks);
@@ -127,13 +135,21 @@ BatchResult enrich_batch(std::vector<SubRunContext> tasks, SubRun run, const Bat
     }
   }
 
+  // The caller's cancel ends the batch like the deadline does, only sooner.
+  std::stop_callback on_cancel(options.stop, [st] {
+    st->stop.request_stop();
+    std::lock_guard lock(st->mu);
+    st->cv.notify_all();
+  });
   std::unique_lock lock(st->mu);
+  if (st->on_topic) st->on_topic({TopicEvent::Kind::batch_started, {}, {}, 0, static_cast<int>(n), deadline});
   const auto finished = [&] { return (st->next >= n || st->running == 0) && st->in_flight == 0; };
-  if (!st->cv.wait_until(lock, deadline, finished)) {
+  if (!st->cv.wait_until(lock, deadline, [&] { return finished() || st->stop.stop_requested(); }) || !finished()) {
     st->stop.request_stop();  // reaches every transfer of every in-flight sub-run
     st->cv.wait_for(lock, options.grace, [&] { return st->in_flight == 0; });
   }
   st->closed = true;
+  const bool cancelled = options.stop.stop_requested();
   BatchResult result;
   if (st->running > 0) {
     st->abandoned = true;
@@ -153,7 +169,7 @@ BatchResult enrich_batch(std::vector<SubRunContext> tasks, SubRun run, const Bat
     } else {
       model::TopicEnrichment e;
       e.status = model::EnrichStatus::nomination_only;
-      e.error = std::string(kBudgetExhausted);
+      e.error = std::string(cancelled ? kCancelled : kBudgetExhausted);
       result.outcomes.push_back(std::move(e));
     }
   }

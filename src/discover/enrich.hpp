@@ -18,6 +18,7 @@
 //  - all it receives is a SubRunContext, which has no persist::Writer, no path and
 //    no store; persist::Writer cannot be copied or default-constructed, so a
 //    copyable context could not carry one (checked by the static_asserts below).
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stop_token>
@@ -69,10 +70,25 @@ static_assert(!std::is_copy_constructible_v<persist::Writer> && !std::is_move_co
                   !std::is_default_constructible_v<persist::Writer>,
               "a Writer must not be able to travel into a sub-run context");
 
+// Progress of the batch: it starts (total topics, budget), a topic starts, a topic ends.
+struct TopicEvent {
+  enum class Kind { batch_started, started, finished } kind = Kind::started;
+  std::string_view topic;
+  model::EnrichStatus status = model::EnrichStatus::enriched;  // finished only
+  int items = 0;
+  int total = 0;                // batch_started only
+  core::Clock::time_point deadline;  // the budget's end
+};
+// Called with the batch's lock held and never after enrich_batch returned (so a
+// straggler cannot call into a caller that is gone): thread-safe, quick, no re-entry.
+using TopicHook = std::function<void(const TopicEvent&)>;
+
 struct BatchOptions {
   int max_workers = 3;
   core::Millis budget{240000};
   core::Millis grace{300};  // after cancelling, how long to wait for workers to return
+  std::stop_token stop;     // the caller's cancellation (an MCP cancel): ends the batch early
+  TopicHook on_topic = nullptr;
 };
 
 struct BatchResult {
@@ -83,6 +99,7 @@ struct BatchResult {
 };
 
 constexpr std::string_view kBudgetExhausted = "enrichment budget exhausted";
+constexpr std::string_view kCancelled = "cancelled";
 
 // Runs every task through `run` under the budget. Never throws for a sub-run's sake.
 BatchResult enrich_batch(std::vector<SubRunContext> tasks, SubRun run, const BatchOptions& options);

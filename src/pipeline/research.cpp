@@ -50,10 +50,12 @@ FetchResult fetch_all(const std::vector<const sources::Source*>& srcs, const Res
   for (std::size_t i = 0; i < srcs.size(); ++i) {
     if (auto why = srcs[i]->unconfigured(env.config)) {
       results[i] = {model::SourceState::skipped_unconfigured, *why, {}, 0};
+      if (env.on_source) env.on_source({{}, srcs[i]->id(), true, results[i].state, 0, 0, results[i].reason});
       continue;
     }
     workers.emplace_back([&, i] {
       const auto t0 = core::Clock::now();
+      if (env.on_source) env.on_source({{}, srcs[i]->id(), false, model::SourceState::ok, 0, 0, {}});
       sources::Env senv{env.config, env.http, env.deadline.earliest(core::Deadline::in(source_budget)), env.stop};
       try {
         results[i] = call(*srcs[i], senv);
@@ -65,8 +67,9 @@ FetchResult fetch_all(const std::vector<const sources::Source*>& srcs, const Res
       scrub_upstream(results[i]);
       if (results[i].state != model::SourceState::ok && results[i].reason.empty()) results[i].reason = "no reason given";
       elapsed[i] = static_cast<long>(std::chrono::duration_cast<core::Millis>(core::Clock::now() - t0).count());
-      core::log::progress("{}: {} ({} items, {} ms)", srcs[i]->id(), model::to_string(results[i].state),
-                          results[i].items.size(), elapsed[i]);
+      if (env.on_source)
+        env.on_source({{}, srcs[i]->id(), true, results[i].state, static_cast<int>(results[i].items.size()), elapsed[i],
+                       results[i].reason});
     });
   }
   for (auto& w : workers) w.join();
@@ -97,7 +100,15 @@ model::Report run_research(const ResearchSpec& spec, const ResearchEnv& env) {
   query.window = spec.window;
   query.depth = spec.depth;
   query.limit = prof.limit;
-  auto fetched = fetch_all(spec.sources, env, prof.source_budget,  // 2. fetch
+  // Progress names the run's topic: comparisons run several at once over one hook.
+  ResearchEnv fetch_env = env;
+  if (env.on_source)
+    fetch_env.on_source = [&env, &spec](const SourceEvent& e) {
+      SourceEvent named = e;
+      named.topic = spec.topic;
+      env.on_source(named);
+    };
+  auto fetched = fetch_all(spec.sources, fetch_env, prof.source_budget,  // 2. fetch
                            [&](const sources::Source& s, sources::Env& senv) { return s.search(query, senv); });
 
   Corpus c;

@@ -31,6 +31,20 @@ struct ResearchSpec {
   core::UnixSeconds now = 0;
 };
 
+// One source starting or finishing inside a run (the progress hook's event).
+struct SourceEvent {
+  std::string_view topic;  // the run's topic (an entity of a comparison); empty for listings
+  std::string_view source;
+  bool finished = false;
+  model::SourceState state = model::SourceState::ok;  // finished only
+  int items = 0;                                      // fetched, before the window and dedupe
+  long elapsed_ms = 0;
+  std::string_view reason;
+};
+// Called on the source's own worker thread as it starts and as it finishes, so it
+// must be thread-safe and quick. Used by the terminal progress and MCP progress.
+using SourceHook = std::function<void(const SourceEvent&)>;
+
 // What a research run may touch: the network through a Fetcher and read-only
 // configuration. There is deliberately no store, save directory or cache here:
 // a run writes nothing, which is what makes abandoning a discovery sub-run safe.
@@ -39,6 +53,7 @@ struct ResearchEnv {
   sources::Fetcher& http;
   core::Deadline deadline;
   std::stop_token stop;
+  SourceHook on_source = nullptr;  // optional
 };
 
 // Stage 2, exposed for discovery: every source on its own thread. Each source ends by

@@ -1,7 +1,13 @@
-// One self-contained page: no scripts, no external requests, every upstream string escaped,
-// and only http(s) URLs become links.
+// One self-contained page (a research brief or a comparison): inline CSS and SVG, no script, no external request of any
+// kind (a CSP says so to the browser too), every upstream string escaped for where it
+// lands, and only http(s) URLs become links. Light and dark themes; readable from
+// phone width up.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
 #include <unordered_map>
 
 #include "core/text.hpp"
@@ -12,10 +18,27 @@ namespace render {
 
 namespace {
 
+// Bidi overrides and isolates (U+202A..U+202E, U+2066..U+2069) let upstream text
+// reorder what follows it on the page ("gnp.exe"): they are dropped.
+std::size_t bidi_control_at(std::string_view s, std::size_t i) {
+  if (i + 2 >= s.size() || static_cast<unsigned char>(s[i]) != 0xE2) return 0;
+  const auto b1 = static_cast<unsigned char>(s[i + 1]), b2 = static_cast<unsigned char>(s[i + 2]);
+  if ((b1 == 0x80 && b2 >= 0xAA && b2 <= 0xAE) || (b1 == 0x81 && b2 >= 0xA6 && b2 <= 0xA9)) return 3;
+  return 0;
+}
+
+// Text and attribute values: the five characters that can end either; control
+// characters (which show as boxes or hide text) and bidi controls are dropped.
 std::string esc(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  for (char c : s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (const auto n = bidi_control_at(s, i)) {
+      i += n - 1;
+      continue;
+    }
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') || c == 0x7f) continue;
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
@@ -28,16 +51,61 @@ std::string esc(std::string_view s) {
   return out;
 }
 
+// Titles, names and URLs are single-line: control characters and newlines go.
+std::string line(std::string_view s) { return esc(core::collapse_whitespace(s)); }
+
+// Only an absolute http(s) URL becomes a link; anything else is shown as text.
 std::string link(std::string_view url, std::string_view text) {
-  if (!core::Url::parse(url)) return esc(text);
-  return fmt::format("<a href=\"{}\" rel=\"noopener noreferrer nofollow\">{}</a>", esc(url), esc(text));
+  const auto u = core::Url::parse(core::collapse_whitespace(url));
+  if (!u) return line(text);
+  return fmt::format("<a href=\"{}\" rel=\"noopener noreferrer nofollow\">{}</a>", esc(u->str()), line(text));
 }
 
-constexpr std::string_view kStyle =
-    "body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}"
-    "h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:1.6rem}.meta{color:#666;font-size:.9rem}"
-    "table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.2rem .5rem;text-align:left}"
-    ".bad{color:#a40}li{margin:.4rem 0}.snip{color:#555;font-size:.9rem}";
+constexpr std::string_view kStyle = R"CSS(
+:root{--bg:#fcfcfb;--fg:#1d1f21;--muted:#5f6368;--line:#e3e3e0;--card:#ffffff;--link:#1a5fb4;
+--ok:#1e7b34;--warn:#a35c00;--bad:#b3261e;--plain:#5f6368;
+--c0:#1a73e8;--c1:#e8710a;--c2:#188038;--c3:#d93025;--c4:#9334e6;--c5:#12b5cb;--c6:#b06000;--c7:#e52592;--c8:#5f6368;--c9:#7cb342;--c10:#3949ab;--c11:#00897b}
+@media (prefers-color-scheme:dark){:root{--bg:#15171a;--fg:#e6e6e3;--muted:#a0a4a8;--line:#30343a;--card:#1d2024;--link:#8ab4f8;
+--ok:#81c995;--warn:#fdd663;--bad:#f28b82;--plain:#a0a4a8;
+--c0:#8ab4f8;--c1:#fcad70;--c2:#81c995;--c3:#f28b82;--c4:#c58af9;--c5:#78d9ec;--c6:#fdd663;--c7:#ff8bcb;--c8:#bdc1c6;--c9:#aed581;--c10:#9fa8da;--c11:#80cbc4}}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--fg);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;overflow-wrap:anywhere}
+main{max-width:62rem;margin:0 auto;padding:1rem}
+a{color:var(--link)}
+h1{font-size:1.5rem;line-height:1.25;margin:.5rem 0 .25rem}
+h2{font-size:1.1rem;margin:0 0 .25rem}
+.meta{color:var(--muted);font-size:.875rem;margin:.25rem 0}
+section{margin:1.25rem 0}
+.badges{display:flex;flex-wrap:wrap;gap:.4rem;padding:0;margin:.75rem 0;list-style:none}
+.badge{border:1px solid var(--line);border-radius:999px;padding:.1rem .6rem;font-size:.8rem;background:var(--card)}
+.badge b{font-weight:600}.badge.ok b{color:var(--ok)}.badge.plain b{color:var(--plain)}.badge.warn b{color:var(--warn)}.badge.bad b{color:var(--bad)}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(17rem,1fr));gap:1rem}
+figure{margin:0;background:var(--card);border:1px solid var(--line);border-radius:.5rem;padding:.75rem}
+figcaption{font-weight:600;font-size:.9rem;margin-bottom:.5rem}
+svg.timeline{width:100%;height:auto;display:block}
+.axis{display:flex;justify-content:space-between;color:var(--muted);font-size:.75rem}
+.legend{display:flex;flex-wrap:wrap;gap:.2rem .8rem;font-size:.8rem;margin-top:.4rem;padding:0;list-style:none}
+.sw{display:inline-block;width:.7rem;height:.7rem;border-radius:2px;margin-right:.3rem;vertical-align:-.05rem}
+.bars{display:grid;grid-template-columns:minmax(5.5rem,auto) 1fr auto;gap:.35rem .5rem;align-items:center;font-size:.85rem}
+.bar{height:.8rem;border-radius:2px;min-width:2px}
+.num{color:var(--muted);font-variant-numeric:tabular-nums;text-align:right}
+article{background:var(--card);border:1px solid var(--line);border-radius:.5rem;padding:.75rem 1rem;margin:.75rem 0}
+article ul{margin:.5rem 0 0;padding-left:1.1rem}
+article li{margin:.45rem 0}
+.snip{color:var(--muted);font-size:.875rem;margin-top:.15rem}
+.also{font-size:.85rem;color:var(--muted)}
+.flag{font-size:.75rem;border:1px solid var(--line);border-radius:.25rem;padding:0 .3rem;color:var(--warn)}
+.warnings li{color:var(--warn)}
+.notice{border-left:3px solid var(--warn);padding:.25rem .75rem}
+footer{color:var(--muted);font-size:.8rem;margin:2rem 0 1rem}
+h3{font-size:1rem;margin:0 0 .25rem}
+.entity{border-top:2px solid var(--line);padding-top:.5rem}
+.scroll{overflow-x:auto}
+table.compare{border-collapse:collapse;font-size:.875rem;background:var(--card)}
+.compare th,.compare td{border:1px solid var(--line);padding:.25rem .6rem;text-align:left;vertical-align:top}
+.compare td.bad{color:var(--bad)}
+@media (max-width:30rem){main{padding:.6rem}h1{font-size:1.25rem}article{padding:.6rem .7rem}}
+)CSS";
 
 using ItemIndex = std::unordered_map<std::string, const model::Item*>;
 
@@ -47,99 +115,258 @@ ItemIndex index_items(const model::Report& r) {
   return items;
 }
 
-// The page's head, up to and including <body>.
+// The page's head, up to and including <main>.
 std::string page_head(std::string_view title) {
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
-  out += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">";
-  out += fmt::format("<title>last30days: {}</title><style>{}</style></head><body>\n", esc(title), kStyle);
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
+      "form-action 'none'; base-uri 'none'\">\n"
+      "<meta name=\"referrer\" content=\"no-referrer\">\n"
+      "<meta name=\"color-scheme\" content=\"light dark\">\n";
+  out += fmt::format("<title>last30days: {}</title>\n<style>{}</style>\n</head><body><main>\n", line(title), kStyle);
   return out;
 }
 
-// One story: its headline under the given heading tag, then every item.
-void html_story(std::string& out, std::string_view tag, std::size_t number, const model::Cluster& c, const ItemIndex& items) {
-  std::string srcs;
-  for (const auto& s : c.sources) srcs += (srcs.empty() ? "" : ", ") + s;
-  out += fmt::format("<{}>{}. {}</{}><p class=\"meta\">score {:.0f} · {}{}</p><ul>\n", tag, number, esc(c.title), tag, c.score,
-                     esc(srcs), c.uncertainty ? " · " + esc(*c.uncertainty) : "");
-  for (const auto& id : c.items) {
-    const auto* it = items.at(id);
-    const std::string eng = engagement_summary(it->engagement);
-    out += fmt::format("<li>{} — {}{} · {}{}", link(it->url, it->title), esc(it->source), eng.empty() ? "" : " · " + esc(eng),
-                       it->published_at ? core::format_date(*it->published_at) : "undated",
-                       it->discussion_url ? " · " + link(*it->discussion_url, "discussion") : "");
-    if (!it->snippet.empty()) out += "<div class=\"snip\">" + esc(it->snippet) + "</div>";
-    out += "</li>\n";
-  }
-  out += "</ul>\n";
+std::string page_end() {
+  return fmt::format("<footer>last30days {} · every link goes to the platform it came from</footer>\n</main></body></html>\n",
+                     L30_VERSION);
 }
 
 void warnings_section(std::string& out, const std::vector<std::string>& warnings) {
   if (warnings.empty()) return;
-  out += "<h2>Warnings</h2><ul>\n";
+  out += "<section class=\"warnings\">\n<h2>Warnings</h2>\n<ul>\n";
   for (const auto& w : warnings) out += "<li>" + esc(w) + "</li>\n";
+  out += "</ul>\n</section>\n";
+}
+
+std::string tone(model::SourceState s) {
+  switch (s) {
+    case model::SourceState::ok: return "ok";
+    case model::SourceState::no_results:
+    case model::SourceState::skipped_unconfigured: return "plain";
+    case model::SourceState::partial:
+    case model::SourceState::rate_limited:
+    case model::SourceState::timeout: return "warn";
+    default: return "bad";
+  }
+}
+
+// A colour per source, stable within the page (the report's sources in order).
+class Palette {
+ public:
+  explicit Palette(const model::Report& r) {
+    int k = 0;
+    for (const auto& [id, st] : r.source_status) index_[id] = k++ % 12;
+  }
+  std::string var(const std::string& source) const {
+    auto it = index_.find(source);
+    return fmt::format("var(--c{})", it == index_.end() ? 8 : it->second);
+  }
+
+ private:
+  std::map<std::string, int> index_;
+};
+
+std::string badges(const model::Report& r) {
+  std::string out = "<ul class=\"badges\" aria-label=\"sources\">\n";
+  for (const auto& [id, st] : r.source_status) {
+    const std::string state(model::to_string(st.state));
+    out += fmt::format("<li class=\"badge {}\" title=\"{}\">{} <b>{}</b> · {}</li>\n", tone(st.state),
+                       st.reason.empty() ? esc(state) : line(st.reason), esc(id), esc(state), st.items);
+  }
+  return out + "</ul>\n";
+}
+
+// Items per day per source, stacked bars over the whole window.
+std::string timeline(const model::Report& r, const Palette& pal) {
+  const int days = std::max(1, r.window.days + 1);  // both ends inclusive
+  std::map<int, std::map<std::string, int>> per_day;
+  int undated = 0;
+  for (const auto& it : r.items) {
+    if (!it.published_at || !r.window.contains(*it.published_at)) {
+      ++undated;
+      continue;
+    }
+    const int d = static_cast<int>((*it.published_at - r.window.from) / 86400);
+    ++per_day[std::clamp(d, 0, days - 1)][it.source];
+  }
+  int peak = 1;
+  for (const auto& [d, m] : per_day) {
+    int sum = 0;
+    for (const auto& [s, n] : m) sum += n;
+    peak = std::max(peak, sum);
+  }
+  constexpr double kW = 600, kH = 120;
+  const double slot = kW / days;
+  const double bar = std::max(1.0, slot * 0.8);
+  std::string svg = fmt::format(
+      "<svg class=\"timeline\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"items per day per source, {} to {}\">\n"
+      "<line x1=\"0\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"var(--line)\" stroke-width=\"1\"/>\n",
+      kW, kH + 2, core::format_date(r.window.from), core::format_date(r.window.to), kH + 0.5, kW, kH + 0.5);
+  std::set<std::string> seen;
+  for (const auto& [d, m] : per_day) {
+    double y = kH;
+    std::string tip = core::format_date(r.window.from + static_cast<core::UnixSeconds>(d) * 86400) + ":";
+    for (const auto& [src, n] : m) tip += fmt::format(" {} {}", src, n);
+    svg += "<g><title>" + esc(tip) + "</title>";
+    for (const auto& [src, n] : m) {
+      const double h = kH * n / peak;
+      y -= h;
+      svg += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\"/>", d * slot + (slot - bar) / 2,
+                         y, bar, h, pal.var(src));
+      seen.insert(src);
+    }
+    svg += "</g>\n";
+  }
+  svg += "</svg>\n";
+  std::string out = "<figure>\n<figcaption>Activity: items per day</figcaption>\n" + svg;
+  out += fmt::format("<div class=\"axis\"><span>{}</span><span>peak {} a day</span><span>{}</span></div>\n",
+                     core::format_date(r.window.from), peak, core::format_date(r.window.to));
+  out += "<ul class=\"legend\">";
+  for (const auto& s : seen) out += fmt::format("<li><span class=\"sw\" style=\"background:{}\"></span>{}</li>", pal.var(s), esc(s));
   out += "</ul>\n";
+  if (per_day.empty()) out += "<p class=\"meta\">No dated items in the window.</p>\n";
+  if (undated > 0) out += fmt::format("<p class=\"meta\">{} undated item{} not shown.</p>\n", undated, undated == 1 ? "" : "s");
+  return out + "</figure>\n";
+}
+
+// Counts people make (points, comments, stars, views...); ratios and money are not
+// added to them, money is shown apart.
+bool is_ratio(std::string_view f) { return f == "upvote_ratio" || f == "odds"; }
+bool is_money(std::string_view f) { return f.find("volume") != std::string_view::npos || f == "liquidity"; }
+
+std::string engagement_chart(const model::Report& r, const Palette& pal) {
+  std::map<std::string, double> counts, money;
+  auto add = [&](const std::string& src, const std::vector<model::Engagement>& eng) {
+    for (const auto& e : eng) {
+      if (is_ratio(e.field) || !std::isfinite(e.value) || e.value <= 0) continue;
+      (is_money(e.field) ? money : counts)[src] += e.value;
+    }
+  };
+  for (const auto& it : r.items) {
+    add(it.source, it.engagement);
+    for (const auto& s : it.also_seen) add(s.source, s.engagement);
+  }
+  std::set<std::string> sources;
+  for (const auto& [s, v] : counts) sources.insert(s);
+  for (const auto& [s, v] : money) sources.insert(s);
+  std::string out = "<figure>\n<figcaption>Engagement by source</figcaption>\n";
+  if (sources.empty()) return out + "<p class=\"meta\">No engagement reported.</p>\n</figure>\n";
+  // Log scale: a 20k-point story and a 12-answer question both stay visible.
+  double top = 1;
+  for (const auto& [s, v] : counts) top = std::max(top, std::log10(1 + v));
+  for (const auto& [s, v] : money) top = std::max(top, std::log10(1 + v));
+  out += "<div class=\"bars\">\n";
+  for (const auto& s : sources) {
+    const double v = counts.count(s) ? counts[s] : money[s];
+    const bool dollars = !counts.count(s);
+    out += fmt::format("<span>{}</span><span class=\"bar\" style=\"width:{:.1f}%;background:{}\"></span><span class=\"num\">{}{}</span>\n",
+                       esc(s), 100.0 * std::log10(1 + v) / top, pal.var(s), dollars ? "$" : "", esc(human_number(v)));
+  }
+  out += "</div>\n<p class=\"meta\">Points, comments, stars, answers and views per source (log scale); money on a market in dollars.</p>\n";
+  return out + "</figure>\n";
+}
+
+std::string item_html(const model::Item& it) {
+  std::string out = "<li>" + link(it.url, it.title);
+  std::string meta = esc(it.source);
+  if (it.container) meta += " · " + line(*it.container);
+  if (it.author) meta += " · by " + line(*it.author);
+  const std::string eng = engagement_summary(it.engagement);
+  if (!eng.empty()) meta += " · " + esc(eng);
+  meta += " · " + (it.published_at ? core::format_date(*it.published_at) : std::string("undated"));
+  out += "<div class=\"meta\">" + meta;
+  if (it.discussion_url) out += " · " + link(*it.discussion_url, "discussion");
+  out += "</div>";
+  for (const auto& s : it.also_seen) {
+    const std::string se = engagement_summary(s.engagement);
+    out += "<div class=\"also\">also on " + esc(s.source) + (se.empty() ? "" : " · " + esc(se)) + ": " +
+           link(s.discussion_url ? *s.discussion_url : s.url, s.title.empty() ? s.url : s.title) + "</div>";
+  }
+  if (!it.snippet.empty()) out += "<div class=\"snip\">" + esc(core::truncate_utf8(it.snippet, 400)) + "</div>";
+  return out + "</li>\n";
+}
+
+// One story: its headline under the given heading tag, then every item.
+void story(std::string& out, std::string_view tag, std::size_t number, const model::Cluster& c, const ItemIndex& items) {
+  std::string srcs;
+  for (const auto& s : c.sources) srcs += (srcs.empty() ? "" : ", ") + esc(s);
+  out += fmt::format("<article>\n<{}>{}. {}</{}>\n<p class=\"meta\">score {:.0f} · {}{}</p>\n<ul>\n", tag, number, line(c.title), tag,
+                     c.score, srcs, c.uncertainty ? " · <span class=\"flag\">" + esc(*c.uncertainty) + "</span>" : "");
+  for (const auto& id : c.items)
+    if (auto it = items.find(id); it != items.end()) out += item_html(*it->second);
+  out += "</ul>\n</article>\n";
+}
+
+std::string nothing_notice(const model::Report& r) {
+  if (!model::any_answered(r.source_status))
+    return "<p class=\"notice\"><strong>No source could be asked</strong>, so there is nothing to report: "
+           "the page is empty because nothing could be asked, not because nothing happened.</p>\n";
+  if (r.outcome == model::Outcome::nothing_solid)
+    return fmt::format("<p class=\"notice\"><strong>Nothing solid</strong> about this topic in the window.{}</p>\n",
+                       r.items.empty() ? "" : " Closest weak signals below.");
+  return {};
 }
 
 }  // namespace
 
 std::string research_html(const model::Report& r) {
+  const Palette pal(r);
   std::string out = page_head(r.topic);
-  out += fmt::format("<h1>last30days: {}</h1>\n<p class=\"meta\">{} → {} ({} days) · depth {} · generated {} · {} items in {} stories</p>\n",
-                     esc(r.topic), core::format_date(r.window.from), core::format_date(r.window.to), r.window.days,
-                     model::to_string(r.depth), core::format_iso8601(r.generated_at), r.items.size(), r.clusters.size());
-  out += "<table><tr><th>source</th><th>state</th><th>items</th><th>note</th></tr>\n";
-  for (const auto& [id, st] : r.source_status)
-    out += fmt::format("<tr><td>{}</td><td{}>{}</td><td>{}</td><td>{}</td></tr>\n", esc(id),
-                       model::is_degraded(st.state) ? " class=\"bad\"" : "", model::to_string(st.state), st.items, esc(st.reason));
-  out += "</table>\n";
-  if (!model::any_answered(r.source_status))
-    out += "<p><strong>No source could be asked</strong>, so there is nothing to report.</p>\n";
-  else if (r.outcome == model::Outcome::nothing_solid)
-    out += "<p><strong>Nothing solid</strong> about this topic in the window.</p>\n";
+  out += fmt::format("<header>\n<p class=\"meta\">last30days</p>\n<h1>{}</h1>\n", line(r.topic));
+  out += fmt::format("<p class=\"meta\">{} → {} ({} days) · depth {} · generated {} · {} item{} in {} stor{}</p>\n</header>\n",
+                     core::format_date(r.window.from), core::format_date(r.window.to), r.window.days, model::to_string(r.depth),
+                     core::format_iso8601(r.generated_at), r.items.size(), r.items.size() == 1 ? "" : "s", r.clusters.size(),
+                     r.clusters.size() == 1 ? "y" : "ies");
+  out += badges(r);
+  out += nothing_notice(r);
+  out += "<section class=\"charts\">\n" + timeline(r, pal) + engagement_chart(r, pal) + "</section>\n";
+  out += "<section aria-label=\"stories\">\n";
   const auto items = index_items(r);
-  for (std::size_t k = 0; k < r.clusters.size(); ++k) html_story(out, "h2", k + 1, r.clusters[k], items);
+  for (std::size_t k = 0; k < r.clusters.size(); ++k) story(out, "h2", k + 1, r.clusters[k], items);
+  out += "</section>\n";
   warnings_section(out, r.warnings);
-  out += "</body></html>\n";
-  return out;
+  return core::sanitize_utf8(out + page_end());
 }
 
 std::string comparison_html(const model::Comparison& c) {
   std::string out = page_head(c.topic);
-  out += fmt::format("<h1>last30days: {}</h1>\n<p class=\"meta\">comparison of {} · {} → {} ({} days) · depth {} · generated {}</p>\n",
-                     esc(c.topic), c.entities.size(), core::format_date(c.window.from), core::format_date(c.window.to),
-                     c.window.days, model::to_string(c.depth), core::format_iso8601(c.generated_at));
-  out += "<table><tr><th></th>";
-  for (const auto& e : c.entities) out += "<th>" + esc(e.name) + "</th>";
+  out += fmt::format("<header>\n<p class=\"meta\">last30days · comparison of {}</p>\n<h1>{}</h1>\n", c.entities.size(), line(c.topic));
+  out += fmt::format("<p class=\"meta\">{} → {} ({} days) · depth {} · generated {}</p>\n</header>\n", core::format_date(c.window.from),
+                     core::format_date(c.window.to), c.window.days, model::to_string(c.depth), core::format_iso8601(c.generated_at));
+  out += "<div class=\"scroll\"><table class=\"compare\"><tr><th></th>";
+  for (const auto& e : c.entities) out += "<th>" + line(e.name) + "</th>";
   out += "</tr>\n";
   for (const auto& row : comparison_table(c)) {
     out += "<tr><th>" + esc(row.label) + "</th>";
     for (const auto& cell : row.cells)
       out += fmt::format("<td{}{}>{}</td>", cell.degraded ? " class=\"bad\"" : "",
-                         cell.note.empty() ? "" : " title=\"" + esc(cell.note) + "\"", esc(cell.text));
+                         cell.note.empty() ? "" : " title=\"" + line(cell.note) + "\"", esc(cell.text));
     out += "</tr>\n";
   }
-  out += "</table>\n";
-  for (std::size_t k = 0; k < c.entities.size(); ++k) {
-    const auto& r = c.entities[k].report;
-    out += "<h2>" + esc(c.entities[k].name) + "</h2>\n";
-    if (!model::any_answered(r.source_status)) out += "<p><strong>No source could be asked.</strong></p>\n";
-    else if (r.outcome == model::Outcome::nothing_solid) out += "<p><strong>Nothing solid</strong> in the window.</p>\n";
-    const auto items = index_items(r);
-    const auto own = c.own_stories(k);
-    for (std::size_t m = 0; m < own.size(); ++m) html_story(out, "h3", m + 1, *own[m], items);
-  }
+  out += "</table></div>\n";
   if (!c.shared.empty()) {
-    out += "<h2>Shared stories</h2><ul>\n";
+    out += "<section>\n<h2>Shared stories</h2>\n<ul>\n";
     for (const auto& s : c.shared) {
       std::string names;
-      for (const auto& n : s.entities) names += (names.empty() ? "" : ", ") + n;
-      out += "<li>" + link(s.url, s.title) + " — " + esc(names) + "</li>\n";
+      for (const auto& n : s.entities) names += (names.empty() ? "" : ", ") + line(n);
+      out += "<li>" + link(s.url, s.title) + " <span class=\"meta\">" + names + "</span></li>\n";
     }
-    out += "</ul>\n";
+    out += "</ul>\n</section>\n";
+  }
+  for (std::size_t k = 0; k < c.entities.size(); ++k) {
+    const auto& r = c.entities[k].report;
+    const Palette pal(r);
+    out += "<section class=\"entity\">\n<h2>" + line(c.entities[k].name) + "</h2>\n" + badges(r) + nothing_notice(r);
+    out += "<section class=\"charts\">\n" + timeline(r, pal) + engagement_chart(r, pal) + "</section>\n";
+    const auto items = index_items(r);
+    const auto own = c.own_stories(k);
+    for (std::size_t m = 0; m < own.size(); ++m) story(out, "h3", m + 1, *own[m], items);
+    out += "</section>\n";
   }
   warnings_section(out, c.warnings);
-  out += "</body></html>\n";
-  return out;
+  return core::sanitize_utf8(out + page_end());
 }
 
 }  // namespace render

@@ -18,6 +18,22 @@ extern char** environ;
 
 namespace testing_support {
 
+std::vector<std::string> child_environment(const std::map<std::string, std::string>& env) {
+  std::map<std::string, std::string> merged;
+  for (char** e = environ; *e; ++e) {
+    std::string kv(*e);
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) merged[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  for (auto& [k, v] : env) {
+    if (v.empty()) merged.erase(k);
+    else merged[k] = v;
+  }
+  std::vector<std::string> out;
+  for (auto& [k, v] : merged) out.push_back(k + "=" + v);
+  return out;
+}
+
 ProcessResult run_binary(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
                          std::chrono::milliseconds watchdog, const std::string& stdin_data) {
   SpawnOptions options;
@@ -30,25 +46,8 @@ ProcessResult run_binary(const std::vector<std::string>& args, const std::map<st
                          const SpawnOptions& options) {
   const auto watchdog = options.watchdog;
   const std::string& stdin_data = options.stdin_data;
-  std::map<std::string, std::string> merged;
-  for (char** e = environ; *e; ++e) {
-    std::string kv(*e);
-    auto eq = kv.find('=');
-    if (eq != std::string::npos) merged[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  for (auto& [k, v] : env) {
-    if (v.empty()) merged.erase(k);
-    else merged[k] = v;
-  }
-  std::vector<std::string> env_strings;
-  for (auto& [k, v] : merged) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_strings = args;
-  std::vector<char*> argv;
-  for (auto& s : argv_strings) argv.push_back(s.data());
-  argv.push_back(nullptr);
+  CStrings envp(child_environment(env));
+  CStrings argv(args);
 
   int out_pipe[2], err_pipe[2], in_pipe[2];
   if (pipe(out_pipe) || pipe(err_pipe) || pipe(in_pipe)) throw std::runtime_error("pipe");
@@ -71,7 +70,7 @@ ProcessResult run_binary(const std::vector<std::string>& args, const std::map<st
   sigaddset(&defaults, SIGPIPE);
   posix_spawnattr_setsigdefault(&attr, &defaults);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
-  const int spawned = posix_spawn(&pid, argv[0], &fa, &attr, argv.data(), envp.data());
+  const int spawned = posix_spawn(&pid, argv.get()[0], &fa, &attr, argv.get(), envp.get());
   posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   if (spawned != 0) throw std::runtime_error("posix_spawn failed for " + args[0]);

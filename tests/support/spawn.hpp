@@ -23,6 +23,23 @@ struct SpawnOptions {
   bool close_stdout = false;   // the child starts with descriptor 1 closed
 };
 
+// A NULL-terminated char* array for posix_spawn (argv, envp) that owns its strings.
+class CStrings {
+ public:
+  explicit CStrings(std::vector<std::string> strings) : strings_(std::move(strings)) {
+    for (auto& s : strings_) ptrs_.push_back(s.data());
+    ptrs_.push_back(nullptr);
+  }
+  char* const* get() { return ptrs_.data(); }
+
+ private:
+  std::vector<std::string> strings_;
+  std::vector<char*> ptrs_;
+};
+
+// The parent's environment with env applied: entries override/extend, an empty value unsets.
+std::vector<std::string> child_environment(const std::map<std::string, std::string>& env);
+
 // env entries override/extend the parent's environment; an empty value unsets.
 ProcessResult run_binary(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
                          const SpawnOptions& options);

@@ -1,0 +1,461 @@
+#include "mcp/server.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "core/exit.hpp"
+#include "core/log.hpp"
+#include "core/redact.hpp"
+#include "mcp/jsonrpc.hpp"
+#include "mcp/tools.hpp"
+#include "sources/source.hpp"
+
+namespace mcp {
+
+namespace {
+
+// Answers of one batch (protocol 2025-03-26), sent as one array when the last is in.
+struct Batch {
+  json responses = json::array();
+  int pending = 0;
+};
+
+struct Call {
+  json id;
+  std::string key;  // id.dump()
+  json progress_token;  // null: no progress wanted
+  std::stop_source stop;
+  std::shared_ptr<Batch> batch;
+  std::string protocol;
+  bool cancelled = false;  // guarded by State::mu
+  bool finished = false;   // the thread is done with everything but returning
+  double progress = 0;
+  std::chrono::steady_clock::time_point last_progress;
+};
+
+// The TypeScript SDK runs notification handlers a microtask later but matches a
+// response at once, so a progress notification read in the same chunk as its
+// result is reported as "unknown token" and lost. A short pause between the last
+// progress and the result puts them in separate reads.
+constexpr std::chrono::milliseconds kProgressSettle{100};
+
+json text_block(std::string text) { return {{"type", "text"}, {"text", std::move(text)}}; }
+
+json tool_error(const std::string& message) {
+  return {{"content", json::array({text_block(message)})}, {"isError", true}};
+}
+
+}  // namespace
+
+struct Session::State {
+  std::mutex mu;
+  std::condition_variable cv;
+  Sink sink;
+  std::shared_ptr<const cli::RunContext> ctx;
+  std::string protocol;  // negotiated; empty before initialize
+  std::map<std::string, std::shared_ptr<Call>> calls;  // in flight, by id
+  std::vector<std::pair<std::shared_ptr<Call>, std::thread>> threads;  // reader thread only
+  int active = 0;    // calls holding one of the kMaxConcurrentCalls slots
+  bool closing = false;
+};
+
+namespace {
+
+using State = Session::State;
+
+void send(State& st, const json& message) { st.sink(serialize(message)); }
+
+// Delivers one answer of a batch, or a lone answer. nullopt: this element has none.
+void deliver(State& st, const std::shared_ptr<Batch>& batch, std::optional<json> message) {
+  if (!batch) {
+    if (message) send(st, *message);
+    return;
+  }
+  json ready;
+  {
+    std::lock_guard lock(st.mu);
+    if (message) batch->responses.push_back(std::move(*message));
+    if (--batch->pending > 0 || batch->responses.empty()) return;
+    ready = std::move(batch->responses);
+  }
+  send(st, ready);
+}
+
+void progress(State& st, Call& call, std::string message, std::optional<int> total) {
+  if (call.progress_token.is_null()) return;
+  json params;
+  {
+    std::lock_guard lock(st.mu);
+    if (call.cancelled) return;
+    call.progress += 1;
+    call.last_progress = std::chrono::steady_clock::now();
+    params = {{"progressToken", call.progress_token}, {"progress", call.progress}, {"message", std::move(message)}};
+  }
+  if (total) params["total"] = *total;
+  send(st, notification("notifications/progress", std::move(params)));
+}
+
+json success(const std::string& json_text, const std::string& markdown, const std::string& protocol) {
+  json structured = json::parse(core::redact::scrub(json_text), nullptr, false);
+  if (structured.is_discarded()) return tool_error("internal error: the report did not serialize");
+  json content = json::array({text_block(core::redact::scrub(markdown))});
+  // 2025-03-26 has no structuredContent: those clients get the JSON as text too.
+  if (protocol == kOlderProtocol) content.push_back(text_block(structured.dump(2, ' ', false, json::error_handler_t::replace)));
+  return {{"content", std::move(content)}, {"structuredContent", std::move(structured)}, {"isError", false}};
+}
+
+json execute(State& st, const std::shared_ptr<Call>& call, const mcp::ToolCall& tc) {
+  cli::RunContext ctx = *st.ctx;
+  if (!ctx.client->replaying()) ctx.now = core::now_unix();  // a server outlives its start day
+  cli::RunHooks hooks;
+  hooks.stop = call->stop.get_token();
+  const cli::Options& o = *tc.options;
+  switch (tc.tool) {
+    case Tool::research: {
+      int total = 0;
+      for (const auto* s : sources::all())
+        total += o.sources.empty() || std::find(o.sources.begin(), o.sources.end(), s->id()) != o.sources.end() ? 1 : 0;
+      const bool comparison = !o.entities.empty();
+      total *= comparison ? static_cast<int>(o.entities.size()) : 1;
+      hooks.on_source = [&st, call, total, comparison](const pipeline::SourceEvent& e) {
+        if (!e.finished) return;
+        progress(st, *call, fmt::format("{}{}: {}, {} item{} ({} ms)", comparison ? std::string(e.topic) + " · " : "", e.source,
+                                        model::to_string(e.state), e.items, e.items == 1 ? "" : "s", e.elapsed_ms), total);
+      };
+      const auto run = cli::run_research(o, ctx, hooks);
+      if (!run.ok()) return tool_error(run.error);
+      return success(cli::render_research(cli::Emit::json, run), cli::render_research(cli::Emit::md, run), call->protocol);
+    }
+    case Tool::discover: {
+      hooks.on_source = [&st, call](const pipeline::SourceEvent& e) {
+        if (!e.finished) return;
+        progress(st, *call, fmt::format("listing {}: {}, {} item{}", e.source, model::to_string(e.state), e.items,
+                                        e.items == 1 ? "" : "s"), std::nullopt);
+      };
+      // Called under the batch's lock: only format and send, never call back into it.
+      hooks.on_topic = [&st, call](const discover::TopicEvent& e) {
+        if (e.kind == discover::TopicEvent::Kind::finished)
+          progress(st, *call, fmt::format("enriched \"{}\": {}, {} item{}", e.topic, model::to_string(e.status), e.items,
+                                          e.items == 1 ? "" : "s"), std::nullopt);
+      };
+      const auto report = cli::run_discovery(o, ctx, hooks);
+      return success(cli::render_discovery(cli::Emit::json, report), cli::render_discovery(cli::Emit::md, report), call->protocol);
+    }
+    case Tool::library_search:
+      break;
+  }
+  return tool_error("internal error: unexpected tool");
+}
+
+// Answered inline: it is a local query, not a network run.
+json library_search(const mcp::ToolCall&) {
+  return tool_error("library_search needs the research store, which this build does not include yet");
+}
+
+void run_call(std::shared_ptr<State> st, std::shared_ptr<Call> call, mcp::ToolCall tc) {
+  bool admitted = false;
+  {
+    std::unique_lock lock(st->mu);
+    st->cv.wait(lock, [&] { return st->active < kMaxConcurrentCalls || call->stop.stop_requested(); });
+    if (!call->stop.stop_requested()) {
+      ++st->active;
+      admitted = true;
+    }
+  }
+  json result;
+  if (admitted) {
+    try {
+      result = execute(*st, call, tc);
+    } catch (const std::exception& e) {
+      result = tool_error(std::string("internal error: ") + e.what());
+    } catch (...) {
+      result = tool_error("internal error");
+    }
+  }
+  std::chrono::steady_clock::time_point settle{};
+  {
+    std::lock_guard lock(st->mu);
+    if (call->progress > 0) settle = call->last_progress + kProgressSettle;
+  }
+  std::this_thread::sleep_until(settle);
+  bool answer = false;
+  {
+    std::lock_guard lock(st->mu);
+    if (admitted) --st->active;
+    answer = !call->cancelled && !st->closing;
+    st->calls.erase(call->key);
+  }
+  st->cv.notify_all();
+  // A cancelled call gets no result (the client has forgotten the id).
+  deliver(*st, call->batch, answer ? std::optional<json>(response(call->id, std::move(result))) : std::nullopt);
+  std::lock_guard lock(st->mu);
+  call->finished = true;
+  st->cv.notify_all();
+}
+
+json initialize_result(const std::string& version) {
+  return {{"protocolVersion", version},
+          {"capabilities", {{"tools", {{"listChanged", false}}}}},
+          {"serverInfo", {{"name", "last30days"}, {"title", "last30days"}, {"version", L30_VERSION}}},
+          {"instructions",
+           "research: what people said and did about a topic in the last N days (Hacker News, Reddit, Polymarket, GitHub, "
+           "arXiv, Lobsters, Stack Exchange), ranked and cited. discover: what is spiking right now. Results carry the "
+           "JSON report in structuredContent and a Markdown brief as text; pass a progressToken to hear each source finish."}};
+}
+
+}  // namespace
+
+Session::Session(std::shared_ptr<const cli::RunContext> ctx, Sink sink) : st_(std::make_shared<State>()) {
+  st_->ctx = std::move(ctx);
+  st_->sink = std::move(sink);
+}
+
+Session::~Session() { shutdown(std::chrono::milliseconds(2000)); }
+
+namespace {
+
+void reap(State& st) {
+  std::lock_guard lock(st.mu);
+  std::erase_if(st.threads, [](auto& entry) {
+    if (!entry.first->finished) return false;
+    entry.second.join();  // finished: only returning is left
+    return true;
+  });
+}
+
+void cancel(State& st, const json& request_id) {
+  if (!request_id.is_string() && !request_id.is_number_integer() && !request_id.is_number_unsigned()) return;
+  std::shared_ptr<Call> call;
+  {
+    std::lock_guard lock(st.mu);
+    auto it = st.calls.find(request_id.dump());
+    if (it == st.calls.end()) return;  // finished already, or never existed: nothing to do
+    call = it->second;
+    call->cancelled = true;
+  }
+  call->stop.request_stop();  // aborts its transfers (curl progress callback + multi wakeup)
+  st.cv.notify_all();         // a call waiting for a slot gives up
+  core::log::info("mcp: call {} cancelled", request_id.dump());
+}
+
+void start_call(const std::shared_ptr<State>& st, const Message& m, const std::shared_ptr<Batch>& batch) {
+  const auto name = m.params.find("name");
+  if (name == m.params.end() || !name->is_string())
+    return deliver(*st, batch, error_response(m.id, code::invalid_params, "tools/call needs \"name\" (a string)"));
+  const auto tool = find_tool(name->get<std::string>());
+  if (!tool)
+    return deliver(*st, batch, error_response(m.id, code::invalid_params,
+                                               fmt::format("unknown tool \"{}\" (tools: research, discover, library_search)",
+                                                           name->get<std::string>())));
+  json arguments = json::object();
+  if (auto a = m.params.find("arguments"); a != m.params.end() && !a->is_null()) {
+    if (!a->is_object()) return deliver(*st, batch, error_response(m.id, code::invalid_params, "\"arguments\" must be an object"));
+    arguments = *a;
+  }
+  auto tc = tool_call(*tool, arguments, core::now_unix());
+  if (!tc.options) return deliver(*st, batch, response(m.id, tool_error(tc.error)));
+  if (tc.tool == Tool::library_search) return deliver(*st, batch, response(m.id, library_search(tc)));
+
+  auto call = std::make_shared<Call>();
+  call->id = m.id;
+  call->key = m.id.dump();
+  call->batch = batch;
+  if (auto meta = m.params.find("_meta"); meta != m.params.end() && meta->is_object())
+    if (auto tok = meta->find("progressToken"); tok != meta->end() && (tok->is_string() || tok->is_number_integer() || tok->is_number_unsigned()))
+      call->progress_token = *tok;
+  {
+    std::lock_guard lock(st->mu);
+    if (st->closing) return;
+    if (st->calls.count(call->key) > 0) {
+      deliver(*st, batch, error_response(m.id, code::invalid_request, "request id " + call->key + " is already in use"));
+      return;
+    }
+    call->protocol = st->protocol;
+    st->calls[call->key] = call;
+  }
+  try {
+    std::thread t(run_call, st, call, std::move(tc));
+    std::lock_guard lock(st->mu);
+    st->threads.emplace_back(call, std::move(t));
+  } catch (const std::system_error& e) {
+    {
+      std::lock_guard lock(st->mu);
+      st->calls.erase(call->key);
+    }
+    deliver(*st, batch, error_response(m.id, code::internal_error, std::string("cannot start the call: ") + e.what()));
+  }
+}
+
+void dispatch(const std::shared_ptr<State>& st, const Message& m, const std::shared_ptr<Batch>& batch) {
+  switch (m.kind) {
+    case Message::Kind::invalid:
+      return deliver(*st, batch, m.reply ? std::optional<json>(error_response(m.id, m.error_code, m.error_message)) : std::nullopt);
+    case Message::Kind::response:
+      return deliver(*st, batch, std::nullopt);  // we send no requests: nothing to match
+    case Message::Kind::notification:
+      if (m.method == "notifications/cancelled") {
+        if (auto id = m.params.find("requestId"); id != m.params.end()) cancel(*st, *id);
+      }
+      return deliver(*st, batch, std::nullopt);  // initialized, progress, roots...: nothing to answer
+    case Message::Kind::request:
+      break;
+  }
+  std::string protocol;
+  {
+    std::lock_guard lock(st->mu);
+    protocol = st->protocol;
+  }
+  if (m.method == "initialize") {
+    if (!protocol.empty()) return deliver(*st, batch, error_response(m.id, code::invalid_request, "already initialized"));
+    const auto v = m.params.find("protocolVersion");
+    if (v == m.params.end() || !v->is_string())
+      return deliver(*st, batch, error_response(m.id, code::invalid_params, "initialize needs \"protocolVersion\""));
+    // Answer with the client's version when we speak it, else with our latest.
+    const std::string asked = v->get<std::string>();
+    const std::string chosen = asked == kOlderProtocol ? std::string(kOlderProtocol) : std::string(kLatestProtocol);
+    {
+      std::lock_guard lock(st->mu);
+      st->protocol = chosen;
+    }
+    return deliver(*st, batch, response(m.id, initialize_result(chosen)));
+  }
+  if (m.method == "ping") return deliver(*st, batch, response(m.id, json::object()));
+  if (protocol.empty())
+    return deliver(*st, batch, error_response(m.id, code::invalid_request, "not initialized: send initialize first"));
+  if (m.method == "tools/list") return deliver(*st, batch, response(m.id, {{"tools", tool_list(protocol != kOlderProtocol)}}));
+  if (m.method == "tools/call") return start_call(st, m, batch);
+  deliver(*st, batch, error_response(m.id, code::method_not_found, "method not found: " + m.method));
+}
+
+}  // namespace
+
+void Session::handle_line(std::string_view text) {
+  reap(*st_);
+  Line line = parse_line(text);
+  if (line.messages.empty()) return;
+  if (!line.batch) return dispatch(st_, line.messages.front(), nullptr);
+  std::string protocol;
+  {
+    std::lock_guard lock(st_->mu);
+    protocol = st_->protocol;
+  }
+  if (protocol != kOlderProtocol) {
+    send(*st_, error_response(nullptr, code::invalid_request,
+                              fmt::format("batches are not part of protocol {}", protocol.empty() ? kLatestProtocol : protocol)));
+    return;
+  }
+  auto batch = std::make_shared<Batch>();
+  batch->pending = static_cast<int>(line.messages.size());
+  for (const auto& m : line.messages) dispatch(st_, m, batch);
+}
+
+int Session::shutdown(std::chrono::milliseconds grace) {
+  std::vector<std::shared_ptr<Call>> calls;
+  {
+    std::lock_guard lock(st_->mu);
+    if (st_->closing && st_->threads.empty()) return 0;
+    st_->closing = true;
+    for (auto& [key, call] : st_->calls) {
+      call->cancelled = true;
+      calls.push_back(call);
+    }
+  }
+  for (auto& c : calls) c->stop.request_stop();
+  st_->cv.notify_all();
+  std::unique_lock lock(st_->mu);
+  st_->cv.wait_for(lock, grace, [&] {
+    for (auto& [call, t] : st_->threads)
+      if (!call->finished) return false;
+    return true;
+  });
+  int left = 0;
+  for (auto& [call, t] : st_->threads) {
+    if (call->finished) {
+      t.join();
+    } else {
+      // Ignored cancellation: abandoned, and never un-counted, so the exit skips
+      // static destruction rather than race this thread's last steps.
+      t.detach();
+      ++left;
+    }
+  }
+  st_->threads.clear();
+  if (left > 0) {
+    core::live_stragglers().fetch_add(left);
+    core::log::warn("mcp: {} call{} ignored cancellation at shutdown and {} abandoned", left, left == 1 ? "" : "s",
+                    left == 1 ? "was" : "were");
+  }
+  return left;
+}
+
+namespace {
+
+// Protocol output: whole lines, one writer at a time. A closed stdout ends the writing.
+class Output {
+ public:
+  explicit Output(int fd) : fd_(fd) {}
+  void write(const std::string& line) {
+    std::lock_guard lock(mu_);
+    if (broken_) return;
+    std::size_t off = 0;
+    while (off < line.size()) {
+      const ssize_t n = ::write(fd_, line.data() + off, line.size() - off);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        broken_ = true;
+        return;
+      }
+      off += static_cast<std::size_t>(n);
+    }
+  }
+
+ private:
+  std::mutex mu_;
+  int fd_;
+  bool broken_ = false;
+};
+
+}  // namespace
+
+int serve(std::shared_ptr<const cli::RunContext> ctx) {
+  // Keep fd 1 for the protocol alone: stdout now goes to stderr for anything else.
+  const int proto = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+  if (proto < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+    std::fprintf(stderr, "last30days: mcp: cannot set up stdout\n");
+    return 1;
+  }
+  std::signal(SIGPIPE, SIG_IGN);  // a client that went away is an EPIPE, not a death
+  core::log::set_progress(false);
+  auto out = std::make_shared<Output>(proto);
+  Session session(std::move(ctx), [out](const std::string& line) { out->write(line); });
+  core::log::info("mcp: serving on stdio (protocol {} and {})", kLatestProtocol, kOlderProtocol);
+  LineReader reader;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    reader.feed(std::string_view(buf, static_cast<std::size_t>(n)));
+    bool too_long = false;
+    while (auto line = reader.next(&too_long)) {
+      if (too_long) out->write(serialize(error_response(nullptr, code::invalid_request, "message too large")));
+      else session.handle_line(*line);
+    }
+  }
+  if (auto last = reader.rest()) session.handle_line(*last);
+  session.shutdown(std::chrono::milliseconds(2000));
+  core::log::info("mcp: stdin closed, exiting");
+  return 0;
+}
+
+}  // namespace mcp

@@ -1,0 +1,47 @@
+#pragma once
+// `last30days mcp`: a Model Context Protocol server on stdio (protocol versions
+// 2025-06-18 and 2025-03-26). Tools run concurrently, each on its own detached
+// thread with its own stop source; notifications/cancelled stops a call's
+// transfers at once and suppresses its result.
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "cli/commands.hpp"
+
+namespace mcp {
+
+constexpr std::string_view kLatestProtocol = "2025-06-18";
+constexpr std::string_view kOlderProtocol = "2025-03-26";
+constexpr int kMaxConcurrentCalls = 4;  // more calls wait for a slot (cancellable)
+
+// The protocol engine without the process plumbing: feed it lines, it writes lines.
+// handle_line() is called from one reader thread; the sink is called from any thread
+// and must be thread-safe (one whole line per call).
+class Session {
+ public:
+  using Sink = std::function<void(const std::string& line)>;
+  Session(std::shared_ptr<const cli::RunContext> ctx, Sink sink);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  void handle_line(std::string_view line);
+  // stdin closed: cancels every call (no results are sent), waits up to `grace` for
+  // their threads, and counts the rest as stragglers for core::exit_process.
+  // Returns how many were left running.
+  int shutdown(std::chrono::milliseconds grace);
+
+  struct State;
+
+ private:
+  std::shared_ptr<State> st_;
+};
+
+// Serves on fds 0/1 until stdin closes. Stdout is kept for protocol messages only:
+// anything else that writes to fd 1 lands on stderr. Returns the exit code.
+int serve(std::shared_ptr<const cli::RunContext> ctx);
+
+}  // namespace mcp

@@ -1,0 +1,185 @@
+// End-to-end test of `last30days mcp` through the official MCP TypeScript SDK.
+// Started by tests/cli/mcp_sdk_test.cpp, which runs the fake upstreams and checks
+// afterwards what they saw. Reads a Claude-Desktop-style config ({"mcpServers": ...})
+// the way a host does, prints a transcript, and exits non-zero on the first failure.
+//   env: L30_MCP_CONFIG (config file), L30_FAKE_BASE (research fake, for /__control),
+//        L30_BIN (the binary, to compare with `--emit json`)
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+const config = JSON.parse(readFileSync(process.env.L30_MCP_CONFIG, 'utf8'));
+const fakeBase = process.env.L30_FAKE_BASE;
+const say = (line) => console.log(line);
+const event = (obj) => console.log('EVENT ' + JSON.stringify(obj));
+const errors = [];
+
+async function connect(serverName) {
+  const server = config.mcpServers[serverName];
+  const transport = new StdioClientTransport({ command: server.command, args: server.args, env: server.env, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr.on('data', (d) => { stderr += d; });
+  const client = new Client({ name: 'last30days-e2e', version: '1.0.0' });
+  client.onerror = (e) => errors.push(`${serverName}: ${e.message}`);
+  await client.connect(transport);
+  say(`-> initialize (${serverName})`);
+  say(`<- server ${JSON.stringify(client.getServerVersion())}`);
+  return { client, transport, stderr: () => stderr };
+}
+
+const control = async () => (await fetch(`${fakeBase}/__control`)).json();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const text = (res) => res.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+
+async function step(name, fn) {
+  const t0 = Date.now();
+  await fn();
+  say(`ok ${name} (${Date.now() - t0} ms)`);
+}
+
+const { client, transport, stderr } = await connect('last30days');
+
+await step('tools/list', async () => {
+  const { tools } = await client.listTools();
+  say(`<- tools: ${tools.map((t) => t.name).join(', ')}`);
+  assert.deepEqual(tools.map((t) => t.name).sort(), ['discover', 'library_search', 'research']);
+  for (const t of tools) {
+    assert.equal(t.inputSchema.type, 'object', t.name);
+    assert.ok(t.outputSchema, `${t.name} declares an outputSchema`);
+  }
+  const research = tools.find((t) => t.name === 'research');
+  assert.deepEqual(research.inputSchema.required, ['topic']);
+});
+
+await step('research with progress, same object as --emit json', async () => {
+  const args = { topic: 'tokio runtime', as_of: '2026-11-29', days: 30 };
+  const progress = [];
+  say(`-> tools/call research ${JSON.stringify(args)} (progressToken)`);
+  const res = await client.callTool({ name: 'research', arguments: args }, undefined, {
+    onprogress: (p) => progress.push(p),
+    timeout: 90000,
+  });
+  for (const p of progress) say(`<- notifications/progress ${p.progress}/${p.total}: ${p.message}`);
+  assert.equal(res.isError, false);
+  const report = res.structuredContent;
+  assert.equal(report.kind, 'research');
+  assert.equal(report.schema_version, 1);
+  assert.deepEqual(report.window, { from: '2026-10-30', to: '2026-11-29', days: 30 });
+  assert.equal(Object.keys(report.source_status).length, 7);
+  assert.ok(report.items.length > 0 && report.clusters.length > 0);
+  // One notification per source, increasing, all before the result (the SDK drops and
+  // reports late ones as errors, checked at the end).
+  assert.equal(progress.length, 7, JSON.stringify(progress) + " errors: " + JSON.stringify(errors));
+  progress.forEach((p, i) => { assert.equal(p.progress, i + 1); assert.equal(p.total, 7); });
+  const brief = text(res);
+  assert.match(brief, /^# last30days: tokio runtime/);
+  say('<- result: structuredContent kind=research, ' + `${report.items.length} items in ${report.clusters.length} stories; the brief:`);
+  for (const line of brief.split('\n').slice(0, 24)) say('   | ' + line);
+
+  const server = config.mcpServers.last30days;
+  const cli = spawnSync(process.env.L30_BIN, [args.topic, '--as-of', args.as_of, '--days', '30', '--emit', 'json'], {
+    env: { PATH: process.env.PATH, ...server.env }, encoding: 'utf8',
+  });
+  assert.equal(cli.status, 0, cli.stderr);
+  const fromCli = JSON.parse(cli.stdout);
+  const strip = (r) => { const c = structuredClone(r); delete c.generated_at; for (const s of Object.values(c.source_status)) delete s.elapsed_ms; return c; };
+  assert.deepEqual(strip(report), strip(fromCli), 'structuredContent is the --emit json object');
+});
+
+await step('a comparison topic answers with kind comparison', async () => {
+  const res = await client.callTool({ name: 'research', arguments: { topic: 'tokio vs async-std', as_of: '2026-11-29', sources: ['github', 'hackernews'] } });
+  assert.equal(res.isError, false, text(res));
+  assert.equal(res.structuredContent.kind, 'comparison');
+  assert.deepEqual(res.structuredContent.entities.map((e) => e.name), ['tokio', 'async-std']);
+  say(`<- comparison of ${res.structuredContent.entities.length} entities, ${res.structuredContent.shared_stories?.length ?? 0} shared stories`);
+});
+
+await step('bad arguments are tool errors with a message', async () => {
+  const cases = [
+    [{}, /"topic" is required/],
+    [{ topic: '   ' }, /"topic" must not be empty/],
+    [{ topic: 'x', days: 0 }, /days must be between 1 and 365/],
+    [{ topic: 'x', days: 'seven' }, /"days" must be an integer/],
+    [{ topic: 'x', sources: ['nope'] }, /unknown source 'nope'/],
+    [{ topic: 'x', depth: 'bottomless' }, /"depth" must be quick, default or deep/],
+    [{ topic: 'x', as_of: '2999-01-01' }, /as_of is in the future/],
+    [{ topic: 'x', bogus: true }, /unknown argument "bogus"/],
+  ];
+  for (const [args, expected] of cases) {
+    const res = await client.callTool({ name: 'research', arguments: args });
+    say(`-> research ${JSON.stringify(args)}  <- isError: ${text(res)}`);
+    assert.equal(res.isError, true);
+    assert.match(text(res), expected);
+  }
+  const lib = await client.callTool({ name: 'library_search', arguments: { query: 'tokio' } });
+  assert.equal(lib.isError, true);
+  assert.match(text(lib), /research store/);
+  await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), (e) => {
+    say(`-> no_such_tool  <- error ${e.code}: ${e.message}`);
+    return e.code === -32602 && /unknown tool/.test(e.message);
+  });
+  await client.ping();
+});
+
+await step('two calls at once', async () => {
+  const sources = ['hackernews', 'github', 'lobsters', 'stackexchange', 'polymarket'];
+  const order = [];
+  const t0 = Date.now();
+  // The fake delays every answer about "slow" by 1 s: served one after the other, the
+  // fast call would finish after the slow one.
+  const slow = client.callTool({ name: 'research', arguments: { topic: 'slow tokio', as_of: '2026-11-29', sources } }, undefined, { timeout: 60000 })
+    .then((r) => { order.push('slow'); return r; });
+  const fast = client.callTool({ name: 'research', arguments: { topic: 'tokio runtime', as_of: '2026-11-29', sources } }, undefined, { timeout: 60000 })
+    .then((r) => { order.push('fast'); return r; });
+  const [s, f] = await Promise.all([slow, fast]);
+  say(`<- finished in order ${order.join(', ')} after ${Date.now() - t0} ms`);
+  assert.equal(s.isError, false);
+  assert.equal(f.isError, false);
+  assert.equal(s.structuredContent.topic, 'slow tokio');
+  assert.equal(f.structuredContent.topic, 'tokio runtime');
+  assert.deepEqual(order, ['fast', 'slow']);
+});
+
+await step('cancel a call whose upstream hangs', async () => {
+  const ac = new AbortController();
+  const sources = ['hackernews', 'github', 'stackexchange', 'polymarket'];
+  const call = client.callTool({ name: 'research', arguments: { topic: 'hangs forever', sources } }, undefined, { signal: ac.signal, timeout: 60000 });
+  const rejected = assert.rejects(call);
+  let c;
+  for (let i = 0; i < 200; i++) { c = await control(); if (c.open_hung >= 4) break; await sleep(25); }
+  assert.ok(c.open_hung >= 4, `four hung requests reached the fake: ${JSON.stringify(c)}`);
+  event({ cancel_at: Date.now(), hung: c.open_hung });
+  say(`-> notifications/cancelled (${c.open_hung} transfers hanging at the fake)`);
+  ac.abort('the user changed their mind');
+  await rejected;
+  for (let i = 0; i < 60; i++) { c = await control(); if (c.open_hung === 0) break; await sleep(25); }
+  say(`<- the fake sees ${c.open_hung} hung connections still open`);
+  assert.equal(c.open_hung, 0);
+  // No result may come for the cancelled id (the SDK would report an unknown id).
+  await sleep(500);
+  const after = await client.callTool({ name: 'research', arguments: { topic: 'tokio runtime', as_of: '2026-11-29', sources: ['github'] } });
+  assert.equal(after.isError, false, 'the server goes on serving');
+});
+
+await client.close();
+say('-> stdin closed');
+
+await step('discover against the listings fake', async () => {
+  const d = await connect('last30days-discovery');
+  const progress = [];
+  const res = await d.client.callTool({ name: 'discover', arguments: { budget_seconds: 3 } }, undefined, { onprogress: (p) => progress.push(p), timeout: 90000 });
+  for (const p of progress) say(`<- notifications/progress ${p.progress}: ${p.message}`);
+  assert.equal(res.isError, false, text(res));
+  assert.equal(res.structuredContent.kind, 'discovery');
+  assert.ok(res.structuredContent.results.length > 0);
+  assert.ok(progress.some((p) => p.message.startsWith('listing ')));
+  assert.ok(progress.some((p) => p.message.startsWith('enriched ')));
+  say(`<- ${res.structuredContent.results.length} topics: ${res.structuredContent.results.map((r) => r.name).slice(0, 3).join(' | ')} ...`);
+  await d.client.close();
+});
+
+assert.deepEqual(errors, [], 'the client saw no protocol errors (late progress, unknown ids, invalid output)');
+void transport; void stderr;
+say('ALL OK');
