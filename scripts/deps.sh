@@ -6,6 +6,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache
   libcurl4-openssl-dev nlohmann-json3-dev libpugixml-dev libgumbo-dev libutf8proc-dev
   libcli11-dev libfmt-dev zlib1g-dev
+  libsqlite3-dev libpq-dev postgresql
   libgtest-dev libgmock-dev libbenchmark-dev
   chromium zsh
 )

@@ -77,10 +77,6 @@ int run(int argc, const char* const* argv) {
   }
   Options& o = *parsed.options;
   core::log::set_quiet(o.quiet);
-  // The one place that knows the research store is not in this build: --store fails for
-  // every command (research, comparison, discovery) before any work.
-  if (o.store) return usage("--store needs the research store, which this build does not include yet");
-
   // Where the output goes is settled before any work: an impossible --output fails now,
   // not after a 30 s run, and a FIFO gets its writer now.
   std::string output_error;
@@ -135,13 +131,10 @@ int run(int argc, const char* const* argv) {
     case Command::research: return research_command(o, ctx, writer);
     case Command::discover: return discover_command(o, ctx, writer);
     case Command::doctor: return doctor_command(o, ctx, writer);
-    case Command::mcp: return mcp::serve(std::make_shared<const RunContext>(ctx));
+    case Command::mcp: return mcp::serve(std::make_shared<const RunContext>(ctx), writer);
     case Command::completions: return 1;  // answered by parse_args
-    case Command::library:
-    case Command::watch:
-      std::fprintf(stderr, "last30days: '%s' needs the research store, which this build does not include yet\n",
-                   o.command == Command::library ? "library" : "watch");
-      return 2;
+    case Command::library: return library_command(o, ctx, writer);
+    case Command::watch: return watch_command(o, ctx, writer);
   }
   return 1;
 }

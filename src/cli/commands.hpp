@@ -14,6 +14,7 @@
 #include "model/report.hpp"
 #include "persist/writer.hpp"
 #include "pipeline/research.hpp"
+#include "store/store.hpp"
 
 namespace cli {
 
@@ -51,6 +52,28 @@ std::string render_discovery(Emit emit, const model::DiscoveryReport& r);
 int research_command(const Options& o, RunContext& ctx, const persist::Writer& writer);  // research or comparison
 int discover_command(const Options& o, RunContext& ctx, const persist::Writer& writer);
 int doctor_command(const Options& o, RunContext& ctx, const persist::Writer& writer);
+int library_command(const Options& o, RunContext& ctx, const persist::Writer& writer);
+// Library search as `library search` and the MCP tool run it: o.topic is the query,
+// o.limit the limit; saved briefs are indexed first. nullopt with *error (and the exit
+// code: 2 for a malformed store setting, 1 for a store that cannot be used).
+std::optional<model::LibraryResult> search_library(const Options& o, const RunContext& ctx, const persist::Writer& writer,
+                                                   std::string* error, int* exit_code);
+int watch_command(const Options& o, RunContext& ctx, const persist::Writer& writer);
+
+// Opens the research store for a top-level command. On failure prints why and sets
+// *exit_code (2 for a malformed setting, 1 for a store that cannot be opened).
+std::unique_ptr<store::Store> open_store(RunContext& ctx, const persist::Writer& writer, core::Deadline deadline, int* exit_code);
+// The store's share after a run: the run's own deadline, at least half a second from now.
+core::Deadline store_deadline(core::Deadline run_deadline);
+// After the run: marks each report's history and seen_before, then records them all in
+// one transaction (a comparison: each entity as its own topic). The error, if any, with
+// the marks taken off again.
+std::optional<std::string> remember(store::Store& db, const std::vector<model::Report*>& reports, core::UnixSeconds started,
+                                    core::Deadline run_deadline);
+// Says the run was not recorded; the exit code for that (1).
+int not_recorded(const std::string& error);
+// Indexes the saved briefs after a --save; a failure is a warning, not the run's.
+void index_saved_briefs(store::Store& db, const Options& o, const core::Config& cfg);
 
 // The research of one topic (an entity of a comparison, or the whole topic) as the options ask.
 pipeline::ResearchSpec research_spec(const Options& o, const RunContext& ctx, const std::string& topic);

@@ -59,13 +59,34 @@ discover::EnrichPlan make_plan(const Options& o, const RunContext& ctx, discover
 
 std::string render_report(const Options& o, const model::DiscoveryReport& r) { return render_discovery(o.emit, r); }
 
-// The brief to stdout or --output; with --save or --save-dir also
-// discover-<domain|global>-raw.md and .json in the memory dir, like a research brief.
-int deliver(const Options& o, RunContext& ctx, const model::DiscoveryReport& r, const persist::Writer& writer) {
+constexpr auto kDiscoveryStoreBudget = core::Millis(15000);
+
+// Only the top-level discovery records, after the batch: its sub-runs never see the store.
+std::unique_ptr<store::Store> open_discovery_store(const Options& o, RunContext& ctx, const persist::Writer& writer, int* code) {
+  if (!o.store) return nullptr;
+  return open_store(ctx, writer, core::Deadline::in(kDiscoveryStoreBudget), code);
+}
+
+// With --store, records the finished discovery first; then the brief to stdout or
+// --output; with --save or --save-dir also discover-<domain|global>-raw.md and .json in
+// the memory dir, like a research brief.
+int deliver(const Options& o, RunContext& ctx, const model::DiscoveryReport& r, const persist::Writer& writer,
+            store::Store* db = nullptr, core::UnixSeconds started = 0) {
+  std::optional<std::string> store_error;
+  if (db) {
+    db->set_deadline(core::Deadline::in(kDiscoveryStoreBudget));
+    try {
+      db->record({store::run_input(r, started, core::now_unix())});
+    } catch (const store::Error& e) {
+      store_error = e.what();
+    }
+  }
   if (int rc = emit(ctx, render_report(o, r))) return rc;
   if (o.save && !save_brief(o, ctx.config, "discover " + (r.domain.empty() ? std::string("global") : r.domain),
                             render::discovery_markdown(r), render::discovery_json(r), writer))
     return 1;
+  if (o.save && db && !store_error) index_saved_briefs(*db, o, ctx.config);
+  if (store_error) return not_recorded(*store_error);
   return exit_code_for(o, r.source_status);
 }
 
@@ -83,10 +104,14 @@ std::string progress_title(const std::string& domain) {
 }
 
 int one_shot(const Options& o, RunContext& ctx, const persist::Writer& writer) {
+  int code = 0;
+  auto db = open_discovery_store(o, ctx, writer, &code);
+  if (o.store && !db) return code;
+  const auto started = core::now_unix();
   ProgressScope progress(o, ctx.config, progress_title(o.domain));
   const auto report = run_discovery(o, ctx, progress.hooks());
   progress.finish();
-  return deliver(o, ctx, report, writer);
+  return deliver(o, ctx, report, writer, db.get(), started);
 }
 
 int nominate_only(const Options& o, RunContext& ctx, const persist::Writer& writer) {
@@ -116,6 +141,10 @@ int nominate_only(const Options& o, RunContext& ctx, const persist::Writer& writ
 }
 
 int judgments_leg(const Options& o, RunContext& ctx, const persist::Writer& writer) {
+  int code = 0;
+  auto db = open_discovery_store(o, ctx, writer, &code);
+  if (o.store && !db) return code;
+  const auto started = core::now_unix();
   const fs::path dir = protocol_dir(o, ctx.config);
   const auto bundle_text = core::read_file_capped(dir / discover::kNominationsFile, core::kProtocolFileCap);
   if (!bundle_text && bundle_text.error.kind == core::FileError::Kind::missing)
@@ -167,7 +196,7 @@ int judgments_leg(const Options& o, RunContext& ctx, const persist::Writer& writ
   if (!writer.write(pending, discover::pending_to_json(*bundle, report)))
     return usage(fmt::format("--judgments: cannot write {}", pending.string()));
   core::log::info("wrote {}; next: last30days --discover --finalize --angles FILE", pending.string());
-  return deliver(o, ctx, report, writer);
+  return deliver(o, ctx, report, writer, db.get(), started);
 }
 
 int finalize_leg(const Options& o, RunContext& ctx, const persist::Writer& writer) {
@@ -232,6 +261,8 @@ int discover_command(const Options& o, RunContext& ctx, const persist::Writer& w
   if (protocol && o.save_dir.empty() && !ctx.config.config_dir())
     return usage("the host-judged protocol keeps its files in the config dir, and neither XDG_CONFIG_HOME nor HOME "
                  "is an absolute path: give --save-dir DIR");
+  if (o.store && (o.nominate_only || o.finalize))
+    return usage("--store records a finished discovery: use it with one-shot --discover or the --judgments leg");
   if (o.nominate_only) return nominate_only(o, ctx, writer);
   if (!o.judgments_file.empty()) return judgments_leg(o, ctx, writer);
   if (o.finalize) return finalize_leg(o, ctx, writer);

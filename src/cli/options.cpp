@@ -78,6 +78,9 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   app.add_option("--angles", o.angles_file, "discovery: angles FILE for --finalize");
   app.add_option("--enrich-budget", o.enrich_budget, "discovery: enrichment wall-clock budget in seconds");
   app.add_option("--enrich-workers", o.enrich_workers, "discovery: concurrent enrichment sub-runs");
+  app.add_option("--limit", o.limit, "library search: at most N results (default 10)");
+  app.add_option("--every", o.every_hours, "watch add: run the topic every HOURS (default 24)");
+  app.add_flag("--all", o.all, "watch run: run every watched topic, not only the due ones");
 
   try {
     app.parse(argc, argv);
@@ -197,6 +200,8 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
       o.plan_json = std::move(*text.text);
     }
   }
+
+  if (auto bad = check_memory_options(o)) return usage_error(*bad);
 
   switch (o.command) {
     case Command::research:

@@ -43,7 +43,16 @@ struct Options {
   std::optional<double> enrich_budget;
   std::optional<int> enrich_workers;
   std::vector<std::string> command_args;  // for doctor/library/watch
+  // library / watch (spec §7), checked by check_memory_options.
+  std::string verb;  // "search" | "add" | "list" | "remove" | "run"
+  std::optional<int> limit;           // library search --limit
+  std::optional<double> every_hours;  // watch add --every
+  bool all = false;                   // watch run --all
 };
+
+// The memory commands' words and flags: a usage error message, or nullopt when fine.
+// Fills verb and topic (the QUERY or TOPIC).
+std::optional<std::string> check_memory_options(Options& o);
 
 struct ParseOutcome {
   std::optional<Options> options;  // set when the run should go on

@@ -13,6 +13,7 @@
 #include "pipeline/plan.hpp"
 #include "pipeline/research.hpp"
 #include "render/render.hpp"
+#include "store/store.hpp"
 
 namespace cli {
 
@@ -128,21 +129,42 @@ int ResearchRun::exit_code(const Options& o) const {
 }
 
 int research_command(const Options& o, RunContext& ctx, const persist::Writer& writer) {
+  // The store is opened first: a broken store fails fast, before any request is made.
+  std::unique_ptr<store::Store> db;
+  const auto deadline = core::Deadline::in(run_budget(o));
+  if (o.store) {
+    int code = 0;
+    db = open_store(ctx, writer, deadline, &code);
+    if (!db) return code;
+  }
+  const auto started = core::now_unix();
   const auto window = model::Window::ending(o.as_of.value_or(ctx.now), o.days);
   ProgressScope progress(o, ctx.config,
                          fmt::format("last30days · \"{}\" · {} → {}", o.topic, core::format_date(window.from),
                                      core::format_date(window.to)),
                          !o.entities.empty());
-  const auto run = run_research(o, ctx, progress.hooks());
+  auto run = run_research(o, ctx, progress.hooks());
   progress.finish();
   if (!run.ok()) {
     std::fprintf(stderr, "last30days: %s\n", run.error.c_str());
     return 2;
   }
+  // Only this top-level command records, after the run (spec §6.4); a comparison stores
+  // each entity as its own topic, in one transaction.
+  std::optional<std::string> store_error;
+  if (db) {
+    std::vector<model::Report*> reports;
+    if (run.report) reports.push_back(&*run.report);
+    if (run.comparison)
+      for (auto& e : run.comparison->entities) reports.push_back(&e.report);
+    store_error = remember(*db, reports, started, deadline);
+  }
   if (int rc = emit(ctx, render_research(o.emit, run))) return rc;
   if (o.save && !save_brief(o, ctx.config, run.comparison ? run.comparison->topic : run.report->topic,
                             render_research(Emit::md, run), render_research(Emit::json, run), writer))
     return 1;
+  if (o.save && db && !store_error) index_saved_briefs(*db, o, ctx.config);
+  if (store_error) return not_recorded(*store_error);
   return run.exit_code(o);
 }
 

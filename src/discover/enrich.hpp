@@ -17,7 +17,9 @@
 //  - a sub-run is a plain function pointer (SubRun), so it cannot capture state;
 //  - all it receives is a SubRunContext, which has no persist::Writer, no path and
 //    no store; persist::Writer cannot be copied or default-constructed, so a
-//    copyable context could not carry one (checked by the static_asserts below).
+//    copyable context could not carry one (checked by the static_asserts below);
+//  - opening a store::Store takes that Writer, and a Store cannot be copied or
+//    moved either: a sub-run can neither hold the parent's store nor open its own.
 #include <functional>
 #include <memory>
 #include <optional>
@@ -34,6 +36,7 @@
 #include "model/report.hpp"
 #include "persist/writer.hpp"
 #include "sources/source.hpp"
+#include "store/store.hpp"
 
 namespace discover {
 
@@ -69,6 +72,12 @@ static_assert(std::is_copy_constructible_v<SubRunContext>);
 static_assert(!std::is_copy_constructible_v<persist::Writer> && !std::is_move_constructible_v<persist::Writer> &&
                   !std::is_default_constructible_v<persist::Writer>,
               "a Writer must not be able to travel into a sub-run context");
+static_assert(!std::is_copy_constructible_v<store::Store> && !std::is_move_constructible_v<store::Store> &&
+                  !std::is_default_constructible_v<store::Store>,
+              "a Store must not be able to travel into a sub-run context");
+static_assert(std::is_invocable_r_v<std::unique_ptr<store::Store>, decltype(&store::Store::open), const store::Location&,
+                                    const persist::Writer&, core::Deadline, store::OpenOptions>,
+              "opening a Store must take the Writer capability");
 
 // Progress of the batch: it starts (total topics, budget), a topic starts, a topic ends.
 struct TopicEvent {

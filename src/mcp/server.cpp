@@ -18,6 +18,7 @@
 #include "core/redact.hpp"
 #include "mcp/jsonrpc.hpp"
 #include "mcp/tools.hpp"
+#include "render/render.hpp"
 #include "sources/source.hpp"
 
 namespace mcp {
@@ -62,6 +63,7 @@ struct Session::State {
   std::condition_variable cv;
   Sink sink;
   std::shared_ptr<const cli::RunContext> ctx;
+  const persist::Writer* writer = nullptr;  // valid while serve() runs: used inline only
   std::string protocol;  // negotiated; empty before initialize
   std::map<std::string, std::shared_ptr<Call>> calls;  // in flight, by id
   std::vector<std::pair<std::shared_ptr<Call>, std::thread>> threads;  // reader thread only
@@ -158,8 +160,12 @@ json execute(State& st, const std::shared_ptr<Call>& call, const mcp::ToolCall& 
 }
 
 // Answered inline: it is a local query, not a network run.
-json library_search(const mcp::ToolCall&) {
-  return tool_error("library_search needs the research store, which this build does not include yet");
+json library_search(const Session::State& st, const mcp::ToolCall& tc) {
+  std::string error;
+  int code = 0;
+  const auto result = cli::search_library(*tc.options, *st.ctx, *st.writer, &error, &code);
+  if (!result) return tool_error(error);
+  return success(render::library_json(*result), render::library_compact(*result), st.protocol);
 }
 
 void run_call(std::shared_ptr<State> st, std::shared_ptr<Call> call, mcp::ToolCall tc) {
@@ -215,8 +221,10 @@ json initialize_result(const std::string& version) {
 
 }  // namespace
 
-Session::Session(std::shared_ptr<const cli::RunContext> ctx, Sink sink) : st_(std::make_shared<State>()) {
+Session::Session(std::shared_ptr<const cli::RunContext> ctx, const persist::Writer& writer, Sink sink)
+    : st_(std::make_shared<State>()) {
   st_->ctx = std::move(ctx);
+  st_->writer = &writer;
   st_->sink = std::move(sink);
 }
 
@@ -264,7 +272,7 @@ void start_call(const std::shared_ptr<State>& st, const Message& m, const std::s
   }
   auto tc = tool_call(*tool, arguments, core::now_unix());
   if (!tc.options) return deliver(*st, batch, response(m.id, tool_error(tc.error)));
-  if (tc.tool == Tool::library_search) return deliver(*st, batch, response(m.id, library_search(tc)));
+  if (tc.tool == Tool::library_search) return deliver(*st, batch, response(m.id, library_search(*st, tc)));
 
   auto call = std::make_shared<Call>();
   call->id = m.id;
@@ -427,7 +435,7 @@ class Output {
 
 }  // namespace
 
-int serve(std::shared_ptr<const cli::RunContext> ctx) {
+int serve(std::shared_ptr<const cli::RunContext> ctx, const persist::Writer& writer) {
   // Keep fd 1 for the protocol alone: stdout now goes to stderr for anything else.
   const int proto = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
   if (proto < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
@@ -437,7 +445,7 @@ int serve(std::shared_ptr<const cli::RunContext> ctx) {
   std::signal(SIGPIPE, SIG_IGN);  // a client that went away is an EPIPE, not a death
   core::log::set_progress(false);
   auto out = std::make_shared<Output>(proto);
-  Session session(std::move(ctx), [out](const std::string& line) { out->write(line); });
+  Session session(std::move(ctx), writer, [out](const std::string& line) { out->write(line); });
   core::log::info("mcp: serving on stdio (protocol {} and {})", kLatestProtocol, kOlderProtocol);
   LineReader reader;
   char buf[65536];

@@ -23,7 +23,9 @@ constexpr int kMaxConcurrentCalls = 4;  // more calls wait for a slot (cancellab
 class Session {
  public:
   using Sink = std::function<void(const std::string& line)>;
-  Session(std::shared_ptr<const cli::RunContext> ctx, Sink sink);
+  // writer: the top-level command's capability; library_search (answered inline, while
+  // serve() runs) opens the research store with it.
+  Session(std::shared_ptr<const cli::RunContext> ctx, const persist::Writer& writer, Sink sink);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -42,6 +44,6 @@ class Session {
 
 // Serves on fds 0/1 until stdin closes. Stdout is kept for protocol messages only:
 // anything else that writes to fd 1 lands on stderr. Returns the exit code.
-int serve(std::shared_ptr<const cli::RunContext> ctx);
+int serve(std::shared_ptr<const cli::RunContext> ctx, const persist::Writer& writer);
 
 }  // namespace mcp

@@ -351,6 +351,9 @@ ToolCall tool_call(Tool tool, const json& arguments, core::UnixSeconds today) {
       out.options = cli::Options{};
       out.options->command = cli::Command::library;
       out.options->command_args = {"search", query};
+      out.options->verb = "search";
+      out.options->topic = query;
+      if (limit) out.options->limit = static_cast<int>(*limit);
       return out;
     }
   }

@@ -47,6 +47,8 @@ struct Item {
   Scores scores;
   std::string cluster;
   std::vector<Sighting> also_seen;
+  // With --store: 0 = new to this topic; N = first seen N runs of this topic ago.
+  std::optional<int> seen_before;
 
   // Pipeline bookkeeping: which (source, sub-query) streams found it, and where.
   // Folded duplicates bring their own hits along, so fusion sees cross-source agreement.

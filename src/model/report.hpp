@@ -44,6 +44,12 @@ struct Plan {
   bool from_host = false;
 };
 
+// With --store: how often and when this topic ran before (spec §5 "history").
+struct History {
+  int runs_before = 0;
+  std::optional<core::UnixSeconds> last_run_at;  // the previous run's finish time
+};
+
 struct Report {
   std::string topic;
   Depth depth = Depth::standard;
@@ -55,6 +61,7 @@ struct Report {
   std::vector<Cluster> clusters;  // best first
   std::vector<std::string> warnings;
   Outcome outcome = Outcome::ok;
+  std::optional<History> history;  // set only when the run is stored
 };
 
 }  // namespace model

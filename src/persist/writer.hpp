@@ -29,6 +29,11 @@ int run(int argc, const char* const* argv);
 namespace persist {
 
 class Writer;
+namespace testing {
+// Defined only in the test support library and the benchmarks: production code that
+// called it would not link.
+const Writer& writer();
+}  // namespace testing
 
 class Output {
  public:
@@ -76,6 +81,7 @@ class Writer {
  private:
   Writer() = default;
   friend int cli::run(int argc, const char* const* argv);
+  friend const Writer& testing::writer();
 };
 
 }  // namespace persist

@@ -276,6 +276,7 @@ std::string item_html(const model::Item& it) {
   const std::string eng = engagement_summary(it.engagement);
   if (!eng.empty()) meta += " · " + esc(eng);
   meta += " · " + (it.published_at ? core::format_date(*it.published_at) : std::string("undated"));
+  if (const auto seen = seen_label(it); !seen.empty()) meta += " · <em>" + esc(seen) + "</em>";
   out += "<div class=\"meta\">" + meta;
   if (it.discussion_url) out += " · " + link(*it.discussion_url, "discussion");
   out += "</div>";
@@ -319,6 +320,7 @@ std::string research_html(const model::Report& r) {
                      core::format_date(r.window.from), core::format_date(r.window.to), r.window.days, model::to_string(r.depth),
                      core::format_iso8601(r.generated_at), r.items.size(), r.items.size() == 1 ? "" : "s", r.clusters.size(),
                      r.clusters.size() == 1 ? "y" : "ies");
+  if (const auto h = history_summary(r); !h.empty()) out += "<p class=\"meta\">history: " + esc(h) + "</p>\n";
   out += badges(r);
   out += nothing_notice(r);
   out += "<section class=\"charts\">\n" + timeline(r, pal) + engagement_chart(r, pal) + "</section>\n";

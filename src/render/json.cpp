@@ -2,11 +2,10 @@
 
 #include <cmath>
 
+#include "render/json_parts.hpp"
 #include "render/render.hpp"
 
 namespace render {
-
-using ojson = nlohmann::ordered_json;
 
 namespace {
 
@@ -26,6 +25,8 @@ ojson window_object(const model::Window& w) {
   return {{"from", core::format_date(w.from)}, {"to", core::format_date(w.to)}, {"days", w.days}};
 }
 
+}  // namespace
+
 ojson item_json(const model::Item& it) {
   ojson eng = ojson::object();
   for (const auto& e : it.engagement) eng[e.field] = number(e.value);
@@ -35,34 +36,46 @@ ojson item_json(const model::Item& it) {
     for (const auto& e : s.engagement) se[e.field] = number(e.value);
     also.push_back({{"source", s.source}, {"url", s.url}, {"title", s.title}, {"discussion_url", opt(s.discussion_url)}, {"engagement", se}});
   }
-  return ojson{{"id", it.id},
-               {"source", it.source},
-               {"title", it.title},
-               {"url", it.url},
-               {"author", opt(it.author)},
-               {"container", opt(it.container)},
-               {"published_at", it.published_at ? ojson(core::format_iso8601(*it.published_at)) : ojson(nullptr)},
-               {"engagement", eng},
-               {"snippet", it.snippet},
-               {"scores",
-                {{"relevance", round_to(it.scores.relevance, 3)},
-                 {"freshness", round_to(it.scores.freshness, 1)},
-                 {"engagement", round_to(it.scores.engagement, 1)},
-                 {"final", round_to(it.scores.final, 1)}}},
-               {"cluster", it.cluster},
-               {"discussion_url", opt(it.discussion_url)},
-               {"date_reliable", it.dated()},
-               {"also_seen", also}};
+  ojson j{{"id", it.id},
+          {"source", it.source},
+          {"title", it.title},
+          {"url", it.url},
+          {"author", opt(it.author)},
+          {"container", opt(it.container)},
+          {"published_at", it.published_at ? ojson(core::format_iso8601(*it.published_at)) : ojson(nullptr)},
+          {"engagement", eng},
+          {"snippet", it.snippet},
+          {"scores",
+           {{"relevance", round_to(it.scores.relevance, 3)},
+            {"freshness", round_to(it.scores.freshness, 1)},
+            {"engagement", round_to(it.scores.engagement, 1)},
+            {"final", round_to(it.scores.final, 1)}}},
+          {"cluster", it.cluster},
+          {"discussion_url", opt(it.discussion_url)},
+          {"date_reliable", it.dated()},
+          {"also_seen", also}};
+  if (it.seen_before) {
+    j["seen_before"] = *it.seen_before > 0;
+    j["seen_runs_ago"] = *it.seen_before;  // runs of this topic since it was first seen
+  }
+  return j;
 }
 
-// The research object (spec §5): a whole --emit json document, or one entity of a comparison.
-ojson report_object(const model::Report& r) {
+ojson status_json(const std::map<std::string, model::SourceStatus>& source_status) {
   ojson status = ojson::object();
-  for (const auto& [id, st] : r.source_status)
+  for (const auto& [id, st] : source_status)
     status[id] = {{"state", std::string(model::to_string(st.state))},
                   {"items", st.items},
                   {"reason", st.reason.empty() ? ojson(nullptr) : ojson(st.reason)},
                   {"elapsed_ms", st.elapsed_ms}};
+  return status;
+}
+
+namespace {
+
+// The research object (spec §5): a whole --emit json document, or one entity of a comparison.
+ojson report_object(const model::Report& r) {
+  const ojson status = status_json(r.source_status);
   ojson items = ojson::array();
   for (const auto& it : r.items) items.push_back(item_json(it));
   ojson clusters = ojson::array();
@@ -88,12 +101,15 @@ ojson report_object(const model::Report& r) {
             {"outcome", r.outcome == model::Outcome::ok ? "ok" : "nothing-solid"},
             {"plan", {{"intent", r.plan.intent}, {"sub_queries", subs}, {"source_weights", r.plan.source_weights},
                       {"from_host", r.plan.from_host}}}};
+  if (r.history)
+    doc["history"] = {{"runs_before", r.history->runs_before},
+                      {"last_run_at", r.history->last_run_at ? ojson(core::format_iso8601(*r.history->last_run_at)) : ojson(nullptr)}};
   return doc;
 }
 
-std::string dump(const ojson& doc) { return doc.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n"; }
-
 }  // namespace
+
+std::string dump(const ojson& doc) { return doc.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n"; }
 
 std::string research_json(const model::Report& r) { return dump(report_object(r)); }
 

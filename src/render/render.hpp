@@ -5,6 +5,7 @@
 
 #include "model/comparison.hpp"
 #include "model/discovery.hpp"
+#include "model/memory.hpp"
 #include "model/report.hpp"
 
 namespace render {
@@ -50,5 +51,20 @@ std::string nominations_compact(const std::string& bundle_id, const std::vector<
 // Shared by the text renderers.
 std::string engagement_summary(const std::vector<model::Engagement>& engagement);  // "812 points · 411 comments"
 std::string human_number(double v);                       // 1234 -> "1.2k"
+std::string md_escape(std::string_view s);  // Markdown punctuation backslash-escaped
+std::string md_url(std::string_view url);    // a URL safe inside (...)
+// With --store: "new" or "seen 3 runs ago" for an item, "" without the store.
+std::string seen_label(const model::Item& it);
+// With --store: "first run of this topic" or "2 runs before, the last at 2026-11-29T10:00:00Z".
+std::string history_summary(const model::Report& r);
+
+// The memory commands (spec §7).
+std::string library_json(const model::LibraryResult& r);
+std::string library_compact(const model::LibraryResult& r);
+std::string watchlist_json(const std::vector<model::WatchEntry>& list);
+std::string watchlist_compact(const std::vector<model::WatchEntry>& list, core::UnixSeconds now);
+std::string watch_json(const model::WatchReport& r);
+std::string watch_compact(const model::WatchReport& r);
+std::string watch_markdown(const model::WatchReport& r);
 
 }  // namespace render

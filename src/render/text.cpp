@@ -48,6 +48,19 @@ std::string engagement_summary(const std::vector<model::Engagement>& engagement)
   return out;
 }
 
+std::string seen_label(const model::Item& it) {
+  if (!it.seen_before) return "";
+  if (*it.seen_before == 0) return "new";
+  return fmt::format("seen {} run{} ago", *it.seen_before, *it.seen_before == 1 ? "" : "s");
+}
+
+std::string history_summary(const model::Report& r) {
+  if (!r.history) return "";
+  if (r.history->runs_before == 0) return "first run of this topic";
+  return fmt::format("{} run{} before, the last at {}", r.history->runs_before, r.history->runs_before == 1 ? "" : "s",
+                     r.history->last_run_at ? core::format_iso8601(*r.history->last_run_at) : "an unknown time");
+}
+
 namespace {
 
 std::string date_of(const model::Item& it) {
@@ -84,8 +97,9 @@ void compact_story(std::string& out, std::size_t number, const model::Cluster& c
   for (std::size_t m = 0; m < c.items.size() && m < kItemsPerCluster; ++m) {
     const auto* it = items.at(c.items[m]);
     const std::string eng = engagement_summary(it->engagement);
-    out += fmt::format("    - {} — {}{}{} · {}\n", it->title, it->source, it->container ? " " + *it->container : "",
-                       eng.empty() ? "" : " · " + eng, date_of(*it));
+    const std::string seen = seen_label(*it);
+    out += fmt::format("    - {} — {}{}{} · {}{}\n", it->title, it->source, it->container ? " " + *it->container : "",
+                       eng.empty() ? "" : " · " + eng, date_of(*it), seen.empty() ? "" : " · " + seen);
     out += fmt::format("      {}\n", it->url);
     if (it->discussion_url) out += fmt::format("      discussion: {}\n", *it->discussion_url);
     for (const auto& s : it->also_seen) {
@@ -107,6 +121,7 @@ std::string header(const model::Report& r) {
 std::string research_compact(const model::Report& r) {
   std::string out = "last30days · " + header(r) + "\n";
   out += "sources: " + badge_line(r) + "\n";
+  if (const auto h = history_summary(r); !h.empty()) out += "history: " + h + "\n";
   for (const auto& [id, st] : r.source_status)
     if (model::is_degraded(st.state) || st.state == model::SourceState::skipped_unconfigured)
       out += fmt::format("  {}: {} — {}\n", id, model::to_string(st.state), st.reason);
@@ -127,8 +142,6 @@ std::string research_compact(const model::Report& r) {
   }
   return out;
 }
-
-namespace {
 
 std::string md_escape(std::string_view s) {
   std::string out;
@@ -151,6 +164,8 @@ std::string md_url(std::string_view url) {
   return out;
 }
 
+namespace {
+
 // One story of a Markdown brief under a heading of the given level ("##").
 void md_story(std::string& out, std::string_view level, std::size_t number, const model::Cluster& c, const ItemIndex& items) {
   std::string srcs;
@@ -160,9 +175,11 @@ void md_story(std::string& out, std::string_view level, std::size_t number, cons
   for (std::size_t m = 0; m < c.items.size() && m < kItemsPerCluster; ++m) {
     const auto* it = items.at(c.items[m]);
     const std::string eng = engagement_summary(it->engagement);
-    out += fmt::format("- [{}]({}) — {}{} · {}{}\n", md_escape(it->title), md_url(it->url), it->source,
+    const std::string seen = seen_label(*it);
+    out += fmt::format("- [{}]({}) — {}{} · {}{}{}\n", md_escape(it->title), md_url(it->url), it->source,
                        eng.empty() ? "" : " · " + eng, date_of(*it),
-                       it->discussion_url ? fmt::format(" · [discussion]({})", md_url(*it->discussion_url)) : "");
+                       it->discussion_url ? fmt::format(" · [discussion]({})", md_url(*it->discussion_url)) : "",
+                       seen.empty() ? "" : " · *" + seen + "*");
     if (!it->snippet.empty()) out += fmt::format("  > {}\n", md_escape(core::truncate_utf8(it->snippet, 240)));
   }
   out += "\n";
@@ -175,6 +192,7 @@ std::string research_markdown(const model::Report& r) {
   out += fmt::format("Window {} → {} ({} days) · depth {} · generated {} · {} items in {} stories\n\n",
                      core::format_date(r.window.from), core::format_date(r.window.to), r.window.days,
                      model::to_string(r.depth), core::format_iso8601(r.generated_at), r.items.size(), r.clusters.size());
+  if (const auto h = history_summary(r); !h.empty()) out += "History: " + h + "\n\n";
   out += "| source | state | items | note |\n|---|---|---|---|\n";
   for (const auto& [id, st] : r.source_status)
     out += fmt::format("| {} | {} | {} | {} |\n", id, model::to_string(st.state), st.items, md_escape(st.reason));

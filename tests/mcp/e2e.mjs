@@ -113,9 +113,12 @@ await step('bad arguments are tool errors with a message', async () => {
     assert.equal(res.isError, true);
     assert.match(text(res), expected);
   }
-  const lib = await client.callTool({ name: 'library_search', arguments: { query: 'tokio' } });
-  assert.equal(lib.isError, true);
-  assert.match(text(lib), /research store/);
+  const lib = await client.callTool({ name: 'library_search', arguments: { query: 'tokio AND "', limit: 5 } });
+  say(`-> library_search  <- ${lib.isError ? 'isError: ' + text(lib) : lib.structuredContent.results.length + ' results'}`);
+  assert.equal(lib.isError, false);
+  assert.equal(lib.structuredContent.kind, 'library');
+  assert.equal(lib.structuredContent.query, 'tokio AND "');
+  assert.ok(Array.isArray(lib.structuredContent.results));
   await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), (e) => {
     say(`-> no_such_tool  <- error ${e.code}: ${e.message}`);
     return e.code === -32602 && /unknown tool/.test(e.message);

@@ -1,0 +1,20 @@
+#pragma once
+// JSON pieces shared by the research and the watch documents (one shape for an item).
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+
+#include "model/item.hpp"
+#include "model/source_state.hpp"
+
+namespace render {
+
+using ojson = nlohmann::ordered_json;
+
+ojson item_json(const model::Item& it);
+ojson status_json(const std::map<std::string, model::SourceStatus>& source_status);
+// The printed document: 2-space indent, invalid UTF-8 replaced, one trailing newline.
+std::string dump(const ojson& doc);
+
+}  // namespace render

@@ -1,0 +1,185 @@
+// The memory commands' output: library search, the watchlist, a watch run.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "core/text.hpp"
+#include "render/json_parts.hpp"
+#include "render/render.hpp"
+
+namespace render {
+
+namespace {
+
+ojson iso_or_null(const std::optional<core::UnixSeconds>& t) { return t ? ojson(core::format_iso8601(*t)) : ojson(nullptr); }
+
+// Upstream text on a terminal: one line, no control characters.
+std::string one_line(std::string_view s) {
+  std::string out;
+  for (char c : core::sanitize_utf8(s)) out += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? ' ' : c;
+  return core::collapse_whitespace(out);
+}
+
+std::string join(const std::vector<std::string>& v, std::string_view sep) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : std::string(sep)) + s;
+  return out;
+}
+
+std::string every_text(double hours) {
+  return std::floor(hours) == hours ? fmt::format("{:.0f} h", hours) : fmt::format("{:.2g} h", hours);
+}
+
+}  // namespace
+
+std::string library_json(const model::LibraryResult& r) {
+  ojson results = ojson::array();
+  for (const auto& h : r.results)
+    results.push_back({{"title", h.title},
+                       {"url", h.url},
+                       {"source", h.source},
+                       {"first_seen", core::format_iso8601(h.first_seen)},
+                       {"last_seen", core::format_iso8601(h.last_seen)},
+                       {"sightings", h.sightings},
+                       {"score", std::round(h.score * 10000) / 10000},
+                       {"snippet", h.snippet},
+                       {"topics", h.topics},
+                       {"kind", h.kind}});
+  return dump({{"schema_version", 1}, {"kind", "library"}, {"query", r.query}, {"results", results}});
+}
+
+std::string library_compact(const model::LibraryResult& r) {
+  std::string out = fmt::format("library · \"{}\" · {} result{}\n", one_line(r.query), r.results.size(), r.results.size() == 1 ? "" : "s");
+  if (r.results.empty()) return out + "Nothing stored matches. Runs are stored with --store; saved briefs (--save) are searched too.\n";
+  out += "\n";
+  for (std::size_t i = 0; i < r.results.size(); ++i) {
+    const auto& h = r.results[i];
+    out += fmt::format("{:>2}. {}  [{:.3g}]\n", i + 1, one_line(h.title), h.score);
+    out += fmt::format("    {}\n", one_line(h.url));
+    if (h.kind == "brief")
+      out += fmt::format("    saved brief · {}\n", core::format_date(h.last_seen));
+    else
+      out += fmt::format("    {} · {} sighting{} · first {} · last {}\n", h.source, h.sightings, h.sightings == 1 ? "" : "s",
+                         core::format_date(h.first_seen), core::format_date(h.last_seen));
+    if (!h.topics.empty()) out += fmt::format("    topics: {}\n", one_line(join(h.topics, ", ")));
+    if (!h.snippet.empty()) out += fmt::format("    {}\n", one_line(core::truncate_utf8(h.snippet, 200)));
+  }
+  return out;
+}
+
+std::string watchlist_json(const std::vector<model::WatchEntry>& list) {
+  ojson topics = ojson::array();
+  for (const auto& e : list)
+    topics.push_back({{"topic", e.topic},
+                      {"days", e.days},
+                      {"every_hours", e.every_hours},
+                      {"sources", e.sources},
+                      {"last_run_at", iso_or_null(e.last_run_at)},
+                      {"next_due_at", core::format_iso8601(e.next_due_at)}});
+  return dump({{"schema_version", 1}, {"kind", "watchlist"}, {"topics", topics}});
+}
+
+std::string watchlist_compact(const std::vector<model::WatchEntry>& list, core::UnixSeconds now) {
+  std::string out = fmt::format("watchlist · {} topic{}\n", list.size(), list.size() == 1 ? "" : "s");
+  if (list.empty()) return out + "Nothing watched yet: last30days watch add TOPIC [--days N] [--search ...] [--every HOURS]\n";
+  for (const auto& e : list)
+    out += fmt::format("  {} · every {} · {} days · {} · {} · {}\n", one_line(e.topic), every_text(e.every_hours), e.days,
+                       e.sources.empty() ? "all sources" : join(e.sources, ","),
+                       e.last_run_at ? "last run " + core::format_iso8601(*e.last_run_at) : "never run",
+                       e.next_due_at <= now ? "due now" : "due " + core::format_iso8601(e.next_due_at));
+  return out;
+}
+
+std::string watch_json(const model::WatchReport& r) {
+  ojson runs = ojson::array();
+  for (const auto& run : r.runs) {
+    ojson fresh = ojson::array(), surging = ojson::array();
+    for (const auto& it : run.fresh) fresh.push_back(item_json(it));
+    for (const auto& it : run.surging) {
+      ojson j = item_json(it);
+      if (auto p = run.previous_engagement.find(it.id); p != run.previous_engagement.end()) j["previous_engagement"] = p->second;
+      surging.push_back(std::move(j));
+    }
+    ojson j{{"topic", run.topic},
+            {"previous_run_at", iso_or_null(run.previous_run_at)},
+            {"new", fresh},
+            {"surging", surging},
+            {"source_status", status_json(run.source_status)}};
+    if (run.error) j["error"] = *run.error;
+    runs.push_back(std::move(j));
+  }
+  return dump({{"schema_version", 1},
+               {"kind", "watch"},
+               {"generated_at", core::format_iso8601(r.generated_at)},
+               {"runs", runs},
+               {"warnings", r.warnings}});
+}
+
+namespace {
+
+// "source container · engagement · date"
+std::string item_meta(const model::Item& it, std::optional<double> was) {
+  std::string eng = engagement_summary(it.engagement);
+  if (was) eng += fmt::format(" (engagement was {})", human_number(*was));
+  return fmt::format("{}{}{} · {}", it.source, it.container ? " " + one_line(*it.container) : "",
+                     eng.empty() ? "" : " · " + eng, it.published_at ? core::format_date(*it.published_at) : "undated");
+}
+
+std::optional<double> previous(const model::WatchRun& run, const model::Item& it) {
+  auto p = run.previous_engagement.find(it.id);
+  return p == run.previous_engagement.end() ? std::nullopt : std::optional<double>(p->second);
+}
+
+std::string run_heading(const model::WatchRun& run) {
+  return fmt::format("\"{}\" · {} · {} new · {} surging", one_line(run.topic),
+                     run.previous_run_at ? "previous run " + core::format_iso8601(*run.previous_run_at) : "first run",
+                     run.fresh.size(), run.surging.size());
+}
+
+}  // namespace
+
+std::string watch_compact(const model::WatchReport& r) {
+  std::string out = fmt::format("last30days watch · {} topic{} run · {}\n", r.runs.size(), r.runs.size() == 1 ? "" : "s",
+                                core::format_iso8601(r.generated_at));
+  if (r.runs.empty()) out += "Nothing is due. (watch run --all runs every topic now; watch list shows when each is due.)\n";
+  for (const auto& run : r.runs) {
+    out += "\n== " + run_heading(run) + "\n";
+    std::string badges;
+    for (const auto& [id, st] : run.source_status)
+      badges += (badges.empty() ? "" : "  ") +
+                (st.state == model::SourceState::ok ? fmt::format("{} {}", id, st.items)
+                                                    : fmt::format("{} {} {}", id, model::to_string(st.state), st.items));
+    out += "sources: " + badges + "\n";
+    if (run.error) out += "! " + one_line(*run.error) + "\n";
+    if (run.fresh.empty() && run.surging.empty()) out += "  nothing new since the previous run\n";
+    for (const auto& it : run.fresh) out += "  new      " + one_line(it.title) + " — " + item_meta(it, std::nullopt) + "\n           " + one_line(it.url) + "\n";
+    for (const auto& it : run.surging)
+      out += "  surging  " + one_line(it.title) + " — " + item_meta(it, previous(run, it)) + "\n           " + one_line(it.url) + "\n";
+  }
+  for (const auto& w : r.warnings) out += "! " + one_line(w) + "\n";
+  return out;
+}
+
+std::string watch_markdown(const model::WatchReport& r) {
+  std::string out = fmt::format("# last30days watch\n\n{} topic{} run · {}\n", r.runs.size(), r.runs.size() == 1 ? "" : "s",
+                                core::format_iso8601(r.generated_at));
+  if (r.runs.empty()) out += "\nNothing is due.\n";
+  for (const auto& run : r.runs) {
+    out += "\n## " + md_escape(run_heading(run)) + "\n\n";
+    out += "| source | state | items | note |\n|---|---|---|---|\n";
+    for (const auto& [id, st] : run.source_status)
+      out += fmt::format("| {} | {} | {} | {} |\n", id, model::to_string(st.state), st.items, md_escape(one_line(st.reason)));
+    out += "\n";
+    if (run.error) out += "**" + md_escape(one_line(*run.error)) + "**\n\n";
+    if (run.fresh.empty() && run.surging.empty()) out += "Nothing new since the previous run.\n";
+    for (const auto& it : run.fresh)
+      out += fmt::format("- *new* [{}]({}) — {}\n", md_escape(one_line(it.title)), md_url(it.url), md_escape(item_meta(it, std::nullopt)));
+    for (const auto& it : run.surging)
+      out += fmt::format("- *surging* [{}]({}) — {}\n", md_escape(one_line(it.title)), md_url(it.url),
+                         md_escape(item_meta(it, previous(run, it))));
+  }
+  for (const auto& w : r.warnings) out += "\n- " + md_escape(one_line(w)) + "\n";
+  return out;
+}
+
+}  // namespace render
