@@ -212,7 +212,7 @@ TEST(DiscoverCli, ProtocolRejectsBadJudgmentsStaleAndMixedBundles) {
   EXPECT_NE(missing.err.find("--judgments"), std::string::npos) << missing.err;
 }
 
-TEST(DiscoverCli, SaveWritesTheDiscoveryBriefAndStoreIsRefusedUpFront) {
+TEST(DiscoverCli, SaveWritesTheDiscoveryBriefAndABrokenStoreIsRefusedUpFront) {
   Scenario s(nullptr, World::discovery);
   TempDir dir;
   auto r = s.run(with({"--discover=ai", "--save-dir", dir.path()}, kFast), 60s);
@@ -223,8 +223,12 @@ TEST(DiscoverCli, SaveWritesTheDiscoveryBriefAndStoreIsRefusedUpFront) {
   EXPECT_EQ(read_json(dir.path() + "/discover-ai-raw.json")["kind"], "discovery");
 
   const auto before = s.fake().log().size();
-  auto store = s.run({"--discover", "--store"}, 30s);
-  EXPECT_EQ(store.exit_code, 2) << store.err;
-  EXPECT_NE(store.err.find("store"), std::string::npos) << store.err;
+  const std::string junk = dir.path() + "/junk.db";
+  std::ofstream(junk) << std::string(4096, 'x');
+  auto env = s.env();
+  env["LAST30DAYS_STORE_PATH"] = junk;
+  auto store = run_last30days({"--discover", "--store"}, env, 30s);
+  EXPECT_EQ(store.exit_code, 1) << store.err;
+  EXPECT_NE(store.err.find("research store"), std::string::npos) << store.err;
   EXPECT_EQ(s.fake().log().size(), before) << "refused before any request";
 }
