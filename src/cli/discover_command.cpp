@@ -93,7 +93,7 @@ int deliver(const Options& o, RunContext& ctx, const model::DiscoveryReport& r, 
 discover::Nominations run_nominations(const Options& o, const RunContext& ctx, const model::Window& window,
                                       const RunHooks& hooks = {}) {
   pipeline::ClientFetcher fetcher(ctx.client);
-  const auto budget = o.timeout_seconds ? core::Millis(static_cast<long long>(*o.timeout_seconds * 1000)) : core::Millis(25000);
+  const auto budget = o.timeout_seconds ? core::millis_from_seconds(*o.timeout_seconds) : core::Millis(25000);
   const pipeline::ResearchEnv env{ctx.config, fetcher, core::Deadline::in(budget), hooks.stop, hooks.on_source};
   core::log::progress("nominating from listings{}", o.domain.empty() ? "" : " in " + o.domain);
   return discover::nominate(o.domain, window, ctx.now, allowed_sources(o), env);

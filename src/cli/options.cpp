@@ -9,7 +9,9 @@
 #include "cli/completions.hpp"
 #include "core/file.hpp"
 #include "core/text.hpp"
+#include "discover/enrich.hpp"
 #include "pipeline/compare.hpp"
+#include "pipeline/plan.hpp"
 #include "sources/source.hpp"
 
 namespace cli {
@@ -34,6 +36,33 @@ ParseOutcome usage_error(std::string message) {
   return out;
 }
 
+// Decimal only: CLI11 would read 010 as octal, 0x10 as hex and 0b10 as binary. Integers
+// are digits without a leading zero; other numbers may add a fraction and an exponent.
+bool decimal(std::string_view s, bool integer) {
+  const auto digits = [](std::string_view d) {
+    return !d.empty() && std::all_of(d.begin(), d.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (integer) return digits(s) && (s.size() == 1 || s.front() != '0');
+  const auto e = s.find_first_of("eE");
+  const std::string_view mantissa = s.substr(0, e);
+  if (e != std::string_view::npos) {
+    std::string_view exp = s.substr(e + 1);
+    if (!exp.empty() && (exp.front() == '+' || exp.front() == '-')) exp.remove_prefix(1);
+    if (!digits(exp)) return false;
+  }
+  const auto dot = mantissa.find('.');
+  if (dot == std::string_view::npos) return digits(mantissa);
+  return (digits(mantissa.substr(0, dot)) || dot == 0) && digits(mantissa.substr(dot + 1));
+}
+
+// Flags that need --discover, and flags doctor has no use for.
+constexpr std::string_view kDiscoveryOnly[] = {"--discover-shallow", "--nominate-only", "--judgments", "--finalize",
+                                               "--enrich-budget", "--enrich-workers"};
+constexpr std::string_view kDoctorRejects[] = {"--discover", "--discover-shallow", "--nominate-only", "--judgments",
+                                               "--finalize", "--angles", "--enrich-budget", "--enrich-workers",
+                                               "--days", "--as-of", "--quick", "--deep", "--plan", "--save",
+                                               "--save-dir", "--store", "--no-compare"};
+
 }  // namespace
 
 ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds today) {
@@ -50,7 +79,7 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
 
   Options o;
   std::optional<int> days;
-  std::string as_of, emit, search, plan, discover_value;
+  std::string as_of, emit, search, plan;
   bool quick = false, deep = false;
   app.add_option("--days", days, "window length in days (as-of minus N days to as-of, inclusive)");
   app.add_option("--as-of", as_of, "end of the window, YYYY-MM-DD (UTC); default today");
@@ -69,8 +98,8 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   app.add_flag("--quiet", o.quiet, "no progress on stderr");
   app.add_option("--record", o.record_dir, "record every upstream exchange into DIR");
   app.add_option("--replay", o.replay_dir, "answer every request from DIR, never the network");
-  auto* discover = app.add_option("--discover", discover_value, "discovery: what is spiking now (optionally in DOMAIN)")
-                       ->expected(0, 1);
+  bool discover_flag = false;
+  auto* discover = app.add_flag("--discover", discover_flag, "discovery: what is spiking now; --discover=DOMAIN for one domain");
   app.add_flag("--discover-shallow", o.discover_shallow, "discovery: shallow tier");
   app.add_flag("--nominate-only", o.nominate_only, "discovery: write nominations for a host to judge");
   app.add_option("--judgments", o.judgments_file, "discovery: the host's judgments FILE");
@@ -82,8 +111,21 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   app.add_option("--every", o.every_hours, "watch add: run the topic every HOURS (default 24)");
   app.add_flag("--all", o.all, "watch run: run every watched topic, not only the due ones");
 
+  // --discover=DOMAIN is the only way to name a domain: a word after a bare --discover is
+  // positional, so `--discover some topic` is a topic (which discovery rejects), never
+  // the domain "some".
+  std::optional<std::string> discover_domain;
+  std::vector<std::string> args(argv, argv + argc);
+  for (std::size_t i = 1; i < args.size() && args[i] != "--"; ++i) {
+    if (args[i].rfind("--discover=", 0) != 0) continue;
+    discover_domain = args[i].substr(11);
+    args[i] = "--discover";
+  }
+  std::vector<const char*> arg_ptrs;
+  for (const auto& a : args) arg_ptrs.push_back(a.c_str());
+
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(arg_ptrs.size()), arg_ptrs.data());
   } catch (const CLI::CallForHelp&) {
     ParseOutcome out;
     out.text = app.help();
@@ -97,6 +139,21 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   } catch (const CLI::ParseError& e) {
     return usage_error(e.what());
   }
+
+  // Presence, never truthiness: a flag given with an empty value is a mistake, not a default.
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->count() == 0 || opt->get_name().rfind("--", 0) != 0) continue;
+    const std::string type = opt->get_type_name();
+    for (const auto& value : opt->results()) {
+      if (opt->get_expected_min() > 0 && core::trim(value).empty())
+        return usage_error(fmt::format("{} needs a value", opt->get_name()));
+      if ((type == "INT" || type == "UINT" || type == "FLOAT") && !decimal(value, type != "FLOAT"))
+        return usage_error(fmt::format("{} '{}' is not a decimal number{}", opt->get_name(), value,
+                                       type == "FLOAT" ? "" : " (digits only, no leading zero)"));
+    }
+  }
+  if (discover_domain && core::trim(*discover_domain).empty())
+    return usage_error("--discover= needs a DOMAIN (bare --discover is global discovery)");
 
   // Subcommands are positional words.
   static const std::map<std::string_view, Command> kCommands{{"doctor", Command::doctor}, {"library", Command::library},
@@ -120,22 +177,26 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   if (o.command == Command::mcp && !o.command_args.empty())
     return usage_error(fmt::format("mcp takes no arguments (to research a topic, quote it: last30days \"mcp {}\")",
                                    o.command_args.front()));
+  if (o.command == Command::doctor) {
+    if (!o.command_args.empty())
+      return usage_error(fmt::format("doctor takes no arguments (got '{}')", o.command_args.front()));
+    for (auto name : kDoctorRejects)
+      if (app.get_option(std::string(name))->count() > 0)
+        return usage_error(fmt::format("doctor does not take {}: it probes every source (--search, --timeout and --strict apply)", name));
+  }
   const bool discovering = discover->count() > 0;  // presence, never truthiness
   if (discovering) {
     o.command = Command::discover;
-    o.domain = std::string(core::trim(discover_value));
+    o.domain = std::string(core::trim(discover_domain.value_or("")));
   }
   for (const auto& w : words) o.topic += (o.topic.empty() ? "" : " ") + w;
   const std::string typed = o.topic;  // comparison separators need the spaces as typed
   o.topic = core::collapse_whitespace(o.topic);
 
   // Dependent flags need their anchor.
-  const std::pair<bool, const char*> needs_discover[] = {
-      {o.discover_shallow, "--discover-shallow"}, {o.nominate_only, "--nominate-only"},
-      {!o.judgments_file.empty(), "--judgments"},  {o.finalize, "--finalize"},
-      {o.enrich_budget.has_value(), "--enrich-budget"}, {o.enrich_workers.has_value(), "--enrich-workers"}};
-  for (const auto& [given, name] : needs_discover)
-    if (given && !discovering) return usage_error(fmt::format("{} requires --discover", name));
+  for (auto name : kDiscoveryOnly)
+    if (app.get_option(std::string(name))->count() > 0 && !discovering)
+      return usage_error(fmt::format("{} requires --discover", name));
   if (!o.angles_file.empty() && !o.finalize) return usage_error("--angles requires --finalize");
   if (o.finalize && o.angles_file.empty()) return usage_error("--finalize requires --angles FILE");
   if (o.nominate_only && (!o.judgments_file.empty() || o.finalize))
@@ -156,7 +217,7 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
     if (*d > core::start_of_day(today)) return usage_error("--as-of is in the future");
     o.as_of = *d;
   }
-  if (!emit.empty()) {
+  if (app.get_option("--emit")->count() > 0) {
     if (emit == "compact") o.emit = Emit::compact;
     else if (emit == "md" || emit == "markdown") o.emit = Emit::md;
     else if (emit == "json") o.emit = Emit::json;
@@ -164,7 +225,7 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
     else return usage_error(fmt::format("--emit '{}': expected compact, md, json or html", emit));
   }
   if (discovering && o.emit == Emit::html) return usage_error("--emit html is not supported with --discover");
-  if (!search.empty()) {
+  if (app.get_option("--search")->count() > 0) {
     std::string_view rest = search;
     while (!rest.empty()) {
       const auto comma = rest.find(',');
@@ -183,8 +244,8 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   }
   if (o.timeout_seconds && (!std::isfinite(*o.timeout_seconds) || *o.timeout_seconds <= 0 || *o.timeout_seconds > 3600))
     return usage_error("--timeout must be a number of seconds in (0, 3600]");
-  if (o.enrich_budget && (!std::isfinite(*o.enrich_budget) || *o.enrich_budget <= 0 || *o.enrich_budget > 3600))
-    return usage_error("--enrich-budget must be a number of seconds in (0, 3600]");
+  if (o.enrich_budget && (!std::isfinite(*o.enrich_budget) || *o.enrich_budget <= 0 || *o.enrich_budget > discover::kMaxBudgetSeconds))
+    return usage_error(fmt::format("--enrich-budget must be a number of seconds in (0, {}]", discover::kMaxBudgetSeconds));
   if (o.enrich_workers && (*o.enrich_workers < 1 || *o.enrich_workers > 16))
     return usage_error("--enrich-workers must be between 1 and 16");
   if (!o.record_dir.empty() && !o.replay_dir.empty()) return usage_error("--record and --replay are mutually exclusive");
@@ -206,7 +267,8 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   switch (o.command) {
     case Command::research:
       if (o.topic.empty()) return usage_error("a TOPIC is required (or --discover, doctor, library, watch)");
-      if (o.topic.size() > 300) return usage_error("the topic is longer than 300 characters");
+      if (core::utf8_length(o.topic) > pipeline::kMaxTopicChars)
+        return usage_error(fmt::format("the topic is longer than {} characters", pipeline::kMaxTopicChars));
       if (!o.no_compare) {
         auto split = pipeline::split_comparison(typed);
         if (!split.error.empty()) return usage_error(split.error);
@@ -216,7 +278,8 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
       }
       break;
     case Command::discover:
-      if (!o.topic.empty()) return usage_error(fmt::format("--discover takes no topic (got '{}'): use --discover=DOMAIN", o.topic));
+      if (!o.topic.empty())
+        return usage_error(fmt::format("--discover takes no topic (got '{}'): to pick a domain write --discover=DOMAIN", o.topic));
       break;
     default:
       break;

@@ -76,7 +76,7 @@ pipeline::ResearchSpec research_spec(const Options& o, const RunContext& ctx, co
 }
 
 core::Millis run_budget(const Options& o) {
-  return o.timeout_seconds ? core::Millis(static_cast<long long>(*o.timeout_seconds * 1000)) : pipeline::profile(o.depth).run_timeout;
+  return o.timeout_seconds ? core::millis_from_seconds(*o.timeout_seconds) : pipeline::profile(o.depth).run_timeout;
 }
 
 ResearchRun run_research(const Options& o, const RunContext& ctx, const RunHooks& hooks) {
@@ -179,7 +179,7 @@ int doctor_command(const Options& o, RunContext& ctx, const persist::Writer&) {
     if (o.sources.empty() || std::find(o.sources.begin(), o.sources.end(), s->id()) != o.sources.end())
       spec.sources.push_back(s);
   pipeline::ClientFetcher fetcher(ctx.client);
-  const auto budget = o.timeout_seconds ? core::Millis(static_cast<long long>(*o.timeout_seconds * 1000)) : core::Millis(20000);
+  const auto budget = o.timeout_seconds ? core::millis_from_seconds(*o.timeout_seconds) : core::Millis(20000);
   const pipeline::ResearchEnv env{ctx.config, fetcher, core::Deadline::in(budget), {}};
   sources::Query q;
   q.sub_queries = {{spec.topic, 1.0}};

@@ -178,6 +178,11 @@ std::string html_to_text(std::string_view html) {
   return collapse_whitespace(out);
 }
 
+std::size_t utf8_length(std::string_view s) {
+  return static_cast<std::size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
 std::string truncate_utf8(std::string_view text, std::size_t max_bytes) {
   // Redact before cutting: a cut secret no longer matches, and its prefix would leak.
   const std::string scrubbed = redact::scrub(text);

@@ -19,6 +19,8 @@ std::vector<std::string> tokenize(std::string_view s);
 std::string collapse_whitespace(std::string_view s);
 // Text content of an HTML fragment with entities decoded (gumbo), whitespace collapsed.
 std::string html_to_text(std::string_view html);
+// Characters (code points) in valid UTF-8: what a length limit means to a person.
+std::size_t utf8_length(std::string_view s);
 // Truncates to at most max_bytes without splitting a UTF-8 sequence; appends "…" when cut.
 // Registered secrets are redacted first (core/redact.hpp): a cut secret would leak its prefix.
 std::string truncate_utf8(std::string_view s, std::size_t max_bytes);

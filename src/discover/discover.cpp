@@ -85,7 +85,7 @@ model::DiscoveryReport enrich_and_select(std::vector<model::Topic> topics, const
   }
   BatchOptions opts;
   opts.max_workers = plan.tier.max_workers;
-  opts.budget = core::Millis(static_cast<long long>(plan.tier.budget_seconds * 1000));
+  opts.budget = core::millis_from_seconds(plan.tier.budget_seconds);
   opts.stop = plan.stop;
   opts.on_topic = plan.on_topic;
   core::log::progress("enriching {} topics: {} workers, {:.0f} s budget", tasks.size(), opts.max_workers,

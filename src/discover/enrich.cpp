@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/exit.hpp"
+#include "core/log.hpp"
 #include "core/text.hpp"
 #include "pipeline/client_fetcher.hpp"
 #include "pipeline/research.hpp"
@@ -21,7 +22,12 @@ Tier shallow_tier() { return {"shallow", model::Depth::quick, 3, 240}; }
 Tier deep_tier(std::optional<std::string_view> env_budget) {
   Tier t{"deep", model::Depth::standard, 4, 450};
   if (env_budget)
-    if (auto v = parse_budget_knob(*env_budget)) t.budget_seconds = *v;
+    if (auto v = parse_budget_knob(*env_budget)) {
+      if (*v > kMaxBudgetSeconds)
+        core::log::warn("LAST30DAYS_ENRICH_BUDGET_SECONDS={} is over the {:.0f} s cap: using {:.0f} s", core::trim(*env_budget),
+                        kMaxBudgetSeconds, kMaxBudgetSeconds);
+      t.budget_seconds = std::min(*v, kMaxBudgetSeconds);
+    }
   return t;
 }
 
@@ -109,7 +115,7 @@ void worker(std::shared_ptr<BatchState> st) {
 
 BatchResult enrich_batch(std::vector<SubRunContext> tasks, SubRun run, const BatchOptions& options) {
   const auto t0 = core::Clock::now();
-  const auto deadline = t0 + options.budget;
+  const auto deadline = t0 + std::clamp(options.budget, core::Millis(0), core::kMaxSpan);  // never overflows
   auto st = std::make_shared<BatchState>();
   st->run = run;
   st->on_topic = options.on_topic;

@@ -47,11 +47,13 @@ struct Tier {
   double budget_seconds;
 };
 constexpr int kMaxEnriched = 6;  // topics that get a sub-run
+constexpr double kMaxBudgetSeconds = 3600;  // --enrich-budget and LAST30DAYS_ENRICH_BUDGET_SECONDS
 
 Tier one_shot_tier();
 Tier shallow_tier();  // keeps the one-shot constants
 // Deep resume tier; LAST30DAYS_ENRICH_BUDGET_SECONDS (the raw value, if set) overrides
-// the budget when it parses as a positive finite number.
+// the budget when it parses as a positive finite number, capped at kMaxBudgetSeconds
+// like --enrich-budget (with a warning).
 Tier deep_tier(std::optional<std::string_view> env_budget);
 // nullopt for blank, non-numeric, trailing junk, non-finite or <= 0.
 std::optional<double> parse_budget_knob(std::string_view text);

@@ -1,5 +1,6 @@
 #include "pipeline/plan.hpp"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -122,7 +123,8 @@ std::optional<model::Plan> parse_host_plan(std::string_view json_text, std::stri
       return fail("--plan: sub_queries entries must be strings or objects");
     }
     q.text = core::collapse_whitespace(core::sanitize_utf8(q.text));
-    if (q.text.empty() || q.text.size() > 300) return fail("--plan: sub-query text must be 1..300 characters");
+    if (q.text.empty() || core::utf8_length(q.text) > kMaxTopicChars)
+      return fail(fmt::format("--plan: sub-query text must be 1..{} characters", kMaxTopicChars));
     p.sub_queries.push_back(std::move(q));
   }
   if (auto sw = j.find("source_weights"); sw != j.end()) {

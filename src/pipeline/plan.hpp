@@ -8,6 +8,9 @@
 
 namespace pipeline {
 
+// The longest topic or sub-query, in characters (code points, not bytes).
+constexpr std::size_t kMaxTopicChars = 300;
+
 int max_sub_queries(model::Depth depth);
 model::Plan make_plan(std::string_view topic, model::Depth depth);
 

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <unordered_map>
 
 #include "core/text.hpp"
@@ -119,8 +121,53 @@ Fetched fetch(Env& env, std::string url, Expect expect, std::vector<http::Header
   return f;
 }
 
+namespace {
+
+// nlohmann refuses a whole document for one number a double cannot hold ("number
+// overflow parsing '1e400'"). The number policy for upstream answers: such a number is
+// null -- absent, to the lenient accessors -- and costs only its own field. A single pass
+// outside strings; nullopt when there was nothing to change.
+std::optional<std::string> null_out_of_range_numbers(std::string_view body) {
+  std::string out;
+  std::size_t copied = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    const char c = body[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      continue;
+    }
+    if (c != '-' && (c < '0' || c > '9')) continue;
+    std::size_t end = i;
+    while (end < body.size() && std::string_view("0123456789+-.eE").find(body[end]) != std::string_view::npos) ++end;
+    const std::string_view number = body.substr(i, end - i);
+    // Only an exponent or more than 308 digits can leave the range of a double.
+    if (number.find_first_of("eE") != std::string_view::npos || number.size() > 308) {
+      const double v = std::strtod(std::string(number).c_str(), nullptr);
+      if (!std::isfinite(v)) {
+        out.append(body.substr(copied, i - copied));
+        out.append("null");
+        copied = end;
+      }
+    }
+    i = end - 1;
+  }
+  if (copied == 0) return std::nullopt;
+  out.append(body.substr(copied));
+  return out;
+}
+
+}  // namespace
+
 std::optional<nlohmann::json> parse_json(const std::string& body, Failure* failure) {
   auto j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_discarded())
+    if (auto tolerant = null_out_of_range_numbers(body)) j = nlohmann::json::parse(*tolerant, nullptr, false);
   if (j.is_discarded()) {
     if (failure) *failure = {SourceState::schema_drift, "malformed or truncated JSON"};
     return std::nullopt;
