@@ -409,10 +409,12 @@ int Session::shutdown(std::chrono::milliseconds grace) {
 namespace {
 
 // Protocol output: whole lines, one writer at a time. A closed stdout ends the writing.
+// A way out like any other: scrubbed by the one redactor (the marker is JSON-safe).
 class Output {
  public:
   explicit Output(int fd) : fd_(fd) {}
-  void write(const std::string& line) {
+  void write(const std::string& raw) {
+    const std::string line = core::redact::scrub(raw);
     std::lock_guard lock(mu_);
     if (broken_) return;
     std::size_t off = 0;
