@@ -54,7 +54,7 @@ std::string library_compact(const model::LibraryResult& r) {
   out += "\n";
   for (std::size_t i = 0; i < r.results.size(); ++i) {
     const auto& h = r.results[i];
-    out += fmt::format("{:>2}. {}  [{:.3g}]\n", i + 1, one_line(h.title), h.score);
+    out += fmt::format("{:>2}. {}\n", i + 1, one_line(h.title));  // best first; the score is in --emit json
     out += fmt::format("    {}\n", one_line(h.url));
     if (h.kind == "brief")
       out += fmt::format("    saved brief · {}\n", core::format_date(h.last_seen));
