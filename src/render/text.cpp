@@ -289,7 +289,10 @@ struct Degraded {
 std::vector<Degraded> degraded_sources(const model::Comparison& c) {
   std::vector<Degraded> out;
   for (const auto& e : c.entities)
-    for (const auto& [id, st] : e.report.source_status) {
+    for (const auto& entry : e.report.source_status) {
+      // Not a structured binding: clang 14 (the fuzz/ASan build) cannot capture one in a lambda.
+      const std::string& id = entry.first;
+      const model::SourceStatus& st = entry.second;
       if (!model::is_degraded(st.state)) continue;
       const std::string_view state = model::to_string(st.state);
       auto it = std::find_if(out.begin(), out.end(),
