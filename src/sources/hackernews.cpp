@@ -29,7 +29,9 @@ std::optional<model::Item> parse_hit(const json& hit) {
   else if (auto iso = core::parse_iso8601(str(hit, "created_at"))) item.published_at = *iso;
   engage(item, "points", num(hit, "points"));
   engage(item, "num_comments", num(hit, "num_comments"));
-  item.snippet = str(hit, "story_text");
+  // Self-posts carry their text as HTML; long ones only need their start for a snippet.
+  item.snippet = core::truncate_utf8(core::html_to_text(core::truncate_utf8(str(hit, "story_text"), 8 * kSnippetBytes)),
+                                     kSnippetBytes);
   return item;
 }
 

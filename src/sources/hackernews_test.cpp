@@ -40,6 +40,7 @@ TEST(HackerNews, ParsesSearchHitsIntoItems) {
   EXPECT_EQ(b.url, "https://news.ycombinator.com/item?id=46000002");  // Ask HN: the thread is the item
   EXPECT_EQ(b.engagement_value("points"), 17);                           // numeric string
   EXPECT_EQ(b.engagement.size(), 1u);                                     // null comments are absent, not zero
+  EXPECT_EQ(b.snippet, "Thinking about \"migrating\"");                 // self-post HTML decoded to text
 }
 
 TEST(HackerNews, BuildsTheRealQueryWithWindowFilters) {
