@@ -1,12 +1,18 @@
 #include "cli/app.hpp"
 
-#include <nlohmann/json.hpp>
-#include <fmt/format.h>
+#include <fcntl.h>
+#include <unistd.h>
 
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <cstdio>
 #include <filesystem>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "core/exit.hpp"
 #include "core/file.hpp"
 #include "core/log.hpp"
 #include "core/redact.hpp"
@@ -59,7 +65,7 @@ int usage(const std::string& message) {
 
 }  // namespace
 
-int run(int argc, const char* const* argv) {
+int run(int argc, const char* const* argv, const TestSeams& seams) {
   // The one Writer of the process: only commands run from here may write files.
   const persist::Writer writer;
   const auto wall_now = core::now_unix();
@@ -89,6 +95,7 @@ int run(int argc, const char* const* argv) {
   if (!output) return usage(fmt::format("--output '{}': {}", o.output_file, output_error));
 
   RunContext ctx{core::Config::from_process(), wall_now, nullptr, &*output};
+  if (seams.subrun != nullptr) ctx.subrun = seams.subrun;
   for (const auto& secret : ctx.config.secret_values()) core::redact::add_secret(secret);
   if (!ctx.config.file_error().empty()) return usage(ctx.config.file_error());
   if (auto key = ctx.config.malformed_credential())
@@ -137,6 +144,41 @@ int run(int argc, const char* const* argv) {
     case Command::watch: return watch_command(o, ctx, writer);
   }
   return 1;
+}
+
+namespace {
+
+// Descriptors 0-2 are always open: a closed stdout must make writes fail, not hand its
+// number to the first file or socket the process opens. The stand-in is read-only, so a
+// write to it fails (EBADF) and is reported.
+void occupy_standard_descriptors() {
+  for (int fd = 0; fd <= 2; ++fd)
+    if (::fcntl(fd, F_GETFD) < 0) {
+      const int stand_in = ::open("/dev/null", O_RDONLY);
+      if (stand_in >= 0 && stand_in != fd) {
+        ::dup2(stand_in, fd);
+        ::close(stand_in);
+      }
+    }
+}
+
+}  // namespace
+
+void main_process(int argc, char** argv, const TestSeams& seams) {
+  occupy_standard_descriptors();
+  // A reader that goes away (`| head`) is an EPIPE the writer handles quietly, not a signal.
+  std::signal(SIGPIPE, SIG_IGN);
+  int code = 1;
+  try {
+    code = run(argc, argv, seams);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "last30days: internal error: %s\n", e.what());
+    code = 1;
+  } catch (...) {
+    std::fprintf(stderr, "last30days: internal error\n");
+    code = 1;
+  }
+  core::exit_process(code);
 }
 
 }  // namespace cli

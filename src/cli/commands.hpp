@@ -23,6 +23,7 @@ struct RunContext {
   core::UnixSeconds now;  // wall clock, or the recording's clock under --replay
   std::shared_ptr<http::Client> client;
   persist::Output* output = nullptr;  // stdout or --output, opened before any request
+  discover::SubRun subrun = discover::research_subrun;  // only a test build changes it (cli::TestSeams)
 };
 
 // How a run is watched and stopped from outside (the terminal progress, an MCP call).

@@ -54,6 +54,7 @@ discover::EnrichPlan make_plan(const Options& o, const RunContext& ctx, discover
   plan.sources = std::move(srcs);
   plan.config = std::make_shared<const core::Config>(ctx.config);
   plan.client = ctx.client;
+  plan.run = ctx.subrun;
   return plan;
 }
 

@@ -105,10 +105,18 @@ void worker(std::shared_ptr<BatchState> st) {
     }
     st->cv.notify_all();
   }
-  std::lock_guard lock(st->mu);
-  --st->running;
-  if (st->abandoned) core::live_stragglers().fetch_sub(1);
+  bool counted = false;
+  {
+    std::lock_guard lock(st->mu);
+    --st->running;
+    counted = st->abandoned;
+  }
   st->cv.notify_all();
+  // The exit rule (core/exit.hpp): first drop the last shared reference -- it may be the
+  // one that destroys the batch, the config and the HTTP client -- and only then stop
+  // counting as a straggler. Past this line the thread touches nothing but the counter.
+  st.reset();
+  if (counted) core::live_stragglers().fetch_sub(1);
 }
 
 }  // namespace

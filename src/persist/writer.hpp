@@ -23,7 +23,8 @@
 #include <string_view>
 
 namespace cli {
-int run(int argc, const char* const* argv);
+struct TestSeams;
+int run(int argc, const char* const* argv, const TestSeams& seams);
 }
 
 namespace persist {
@@ -80,7 +81,7 @@ class Writer {
 
  private:
   Writer() = default;
-  friend int cli::run(int argc, const char* const* argv);
+  friend int cli::run(int argc, const char* const* argv, const cli::TestSeams& seams);
   friend const Writer& testing::writer();
 };
 

@@ -157,10 +157,11 @@ TEST(ResearchCli, ReplayReproducesTheRecordedJsonWithoutNetwork) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     recorded = r.out;
   }
-  // The fake is gone: only the cassette can answer.
+  // The fake is gone: only the cassette can answer. The host map still points every host
+  // at a dead port, so a replay that fell through to the network fails here instead of
+  // reaching the real services.
   TempDir home;
   auto env = offline_env(home);
-  env.erase("LAST30DAYS_HOST_MAP");
   auto args = kArgs;
   args.insert(args.end(), {"--replay", cassette.path()});
   auto r = run_last30days(args, env);

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <fstream>
+#include <regex>
 
 #include "core/text.hpp"
 #include "scenario.hpp"
@@ -20,6 +22,17 @@ std::optional<FakeReply> hang_quantum(const FakeRequest& r) {
   for (const char* p : {"query", "q", "search_query"})
     if (core::casefold(r.param(p)).find("quantum") != std::string::npos) return FakeReply::hang();
   return std::nullopt;
+}
+
+// The quantum story's topic, which must be reported from its nomination alone.
+json exhausted_quantum_topic(const json& report) {
+  json quantum;
+  for (const auto& t : report["results"])
+    if (core::casefold(t["name"].get<std::string>()).find("quantum") != std::string::npos) quantum = t;
+  if (quantum.is_null()) return quantum;
+  EXPECT_EQ(quantum["enrichment"]["status"], "nomination-only");
+  EXPECT_EQ(quantum["enrichment"]["error"], "enrichment budget exhausted");
+  return quantum;
 }
 
 bool is_topic_search(const FakeRequest& r) { return r.path == "/hn/api/v1/search" && !r.param("query").empty(); }
@@ -40,12 +53,8 @@ TEST(DiscoverProcess, HungTopicCannotDelayTheExitPastTheBudget) {
   std::cerr << "[measure] elapsed " << r.elapsed.count() << " ms, nomination " << nomination_ms << " ms, overrun "
             << r.elapsed.count() - nomination_ms - kBudgetMs << " ms past the budget\n";
 
-  json quantum;
-  for (const auto& t : j["results"])
-    if (core::casefold(t["name"].get<std::string>()).find("quantum") != std::string::npos) quantum = t;
+  const json quantum = exhausted_quantum_topic(j);
   ASSERT_FALSE(quantum.is_null()) << r.out;
-  EXPECT_EQ(quantum["enrichment"]["status"], "nomination-only");
-  EXPECT_EQ(quantum["enrichment"]["error"], "enrichment budget exhausted");
   EXPECT_NE(r.err.find("\"" + quantum["name"].get<std::string>() + "\""), std::string::npos)
       << "one stderr line names the topic: " << r.err;
 
@@ -91,8 +100,63 @@ TEST(DiscoverProcess, PeakConcurrentSubRunsAtTheFakeNeverExceedMaxWorkers) {
 
 TEST(DiscoverProcess, SubRunsWriteNothing) {
   Scenario s(nullptr, World::discovery);
-  auto r = s.run({"--discover", "--enrich-budget", "20", "--search", "hn,lobsters,github,polymarket"}, 60s);
+  TempDir cwd, tmp, cassette;
+  auto env = s.env();
+  env["TMPDIR"] = tmp.path();
+  SpawnOptions opts;
+  opts.cwd = cwd.path();
+  opts.watchdog = 60s;
+  auto r = run_last30days({"--discover", "--enrich-budget", "20", "--search", "hn,lobsters,github,polymarket", "--record",
+                           cassette.path()},
+                          env, opts);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("enriched"), std::string::npos) << r.out;
   EXPECT_TRUE(s.home().files().empty()) << "HOME and XDG dirs must stay empty";
+  EXPECT_TRUE(cwd.files().empty()) << "the working directory must stay empty";
+  EXPECT_TRUE(tmp.files().empty()) << "TMPDIR must stay empty";
+  // --record holds the recording and nothing else: run.json and one complete entry per
+  // exchange (sub-runs' included), no temp files or anything a sub-run left behind.
+  int entries = 0;
+  for (const auto& f : cassette.files()) {
+    if (f == "run.json") continue;
+    ++entries;
+    EXPECT_TRUE(std::regex_match(f, std::regex("[0-9a-f]{16}-[0-9]+\\.json"))) << f << " is not a cassette entry";
+    std::ifstream in(cassette.path() + "/" + f);
+    EXPECT_FALSE(json::parse(in, nullptr, false).is_discarded()) << f << " is a complete entry";
+  }
+  EXPECT_GT(entries, 6) << "listings and sub-runs were recorded";
+  EXPECT_EQ(entries, static_cast<int>(s.fake().log().size())) << "one entry per exchange, nothing more";
+}
+
+// The abandonment path of the real program: the test build (cli::TestSeams) makes the
+// quantum topic's sub-run block inside the shared HTTP client on a request with no deadline
+// and no stop token. The process must still answer within the budget, report the topic as
+// nomination-only, say a sub-run was abandoned, and exit cleanly with the straggler alive
+// (no crash, no hang, no sanitizer report under the sanitizer builds).
+TEST(DiscoverProcess, ASubRunThatIgnoresCancellationIsAbandonedAndTheExitStaysClean) {
+  Scenario s([](const FakeRequest& r) -> std::optional<FakeReply> {
+    if (r.param("query") == "stubborn-straggler") return FakeReply::hang();
+    return std::nullopt;
+  }, World::discovery);
+  constexpr long kBudgetMs = 2000;
+  auto r = run_binary({L30_STUBBORN_BINARY, "--discover", "--search", "hn,reddit,lobsters,github,polymarket",
+                       "--enrich-budget", "2", "--emit", "json"},
+                      s.env(), 30s);
+  ASSERT_FALSE(r.timed_out) << "a straggler must not hold the exit";
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  const long nomination_ms = j["nomination_ms"];
+  EXPECT_LE(r.elapsed.count(), nomination_ms + kBudgetMs + 1000) << "nomination + budget + 1 s";
+  const json quantum = exhausted_quantum_topic(j);
+  ASSERT_FALSE(quantum.is_null()) << r.out;
+  bool said = false;
+  for (const auto& w : j["warnings"]) said = said || w.get<std::string>().find("abandoned") != std::string::npos;
+  EXPECT_TRUE(said) << "the brief says a sub-run was abandoned: " << j["warnings"].dump();
+  bool stuck = false;
+  for (const auto& e : s.fake().log()) stuck = stuck || (e.hung && e.request.param("query") == "stubborn-straggler");
+  EXPECT_TRUE(stuck) << "the straggler really was blocked inside the HTTP client";
+  // Other topics were enriched by the same process: the straggler blocked only itself.
+  int enriched = 0;
+  for (const auto& t : j["results"]) enriched += t["enrichment"]["status"] == "enriched" ? 1 : 0;
+  EXPECT_GE(enriched, 1) << r.out;
 }

@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <future>
+#include <mutex>
 #include <thread>
 
 #include "core/exit.hpp"
@@ -95,6 +98,48 @@ TEST(EnrichBatch, AWorkerThatIgnoresCancellationIsAbandonedAtTheDeadline) {
   EXPECT_EQ(r.outcomes[3].items, 4);
   EXPECT_EQ(r.abandoned, 1);
   EXPECT_EQ(core::live_stragglers().load(), stragglers_before + 1) << "the exit path must know a straggler lives";
+}
+
+namespace {
+std::mutex g_release_mu;
+std::condition_variable g_release_cv;
+bool g_released = false;
+// Ignores its stop token until the test lets it go.
+model::Report held_until_released(const SubRunContext&, std::stop_token) {
+  std::unique_lock lock(g_release_mu);
+  g_release_cv.wait(lock, [] { return g_released; });
+  return report_with(1);
+}
+}  // namespace
+
+TEST(EnrichBatch, AStragglerIsUncountedOnlyAfterItsLastSharedReferenceIsGone) {
+  // The config is shared-owned by the batch: whoever drops the last reference destroys it,
+  // and that must happen while the straggler still counts, or the exit path could run
+  // static destructors while a straggler is still tearing things down.
+  std::promise<int> count_when_destroyed;
+  auto seen = count_when_destroyed.get_future();
+  auto ts = tasks({"held"});
+  ts[0].config = std::shared_ptr<const core::Config>(new core::Config(), [&count_when_destroyed](const core::Config* c) {
+    count_when_destroyed.set_value(core::live_stragglers().load());
+    delete c;
+  });
+  discover::BatchOptions opts;
+  opts.max_workers = 1;
+  opts.budget = 200ms;
+  opts.grace = 50ms;
+  const int before = core::live_stragglers().load();
+  auto r = discover::enrich_batch(std::move(ts), held_until_released, opts);
+  ASSERT_EQ(r.abandoned, 1);
+  EXPECT_EQ(core::live_stragglers().load(), before + 1);
+  {
+    std::lock_guard lock(g_release_mu);
+    g_released = true;
+  }
+  g_release_cv.notify_all();
+  ASSERT_EQ(seen.wait_for(5s), std::future_status::ready) << "the straggler finished and let go of the batch";
+  EXPECT_EQ(seen.get(), before + 1) << "still counted while its last shared reference was dropped";
+  for (int i = 0; i < 200 && core::live_stragglers().load() != before; ++i) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(core::live_stragglers().load(), before) << "and uncounted after";
 }
 
 TEST(EnrichBatch, NeverMoreThanMaxWorkersInFlightAndReachesIt) {
