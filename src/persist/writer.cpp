@@ -83,6 +83,22 @@ Output::Result Output::write(std::string_view content, std::string* error) {
     std::fflush(stdout);  // whatever stdio holds goes first
     return write_all(fd_, clean, error);
   }
+  if (kind_ == Kind::replace) {
+    const fs::path target(final_);
+    fd_ = create_temp(target.parent_path().empty() ? fs::path(".") : target.parent_path(), target.filename().string(), &temp_);
+    if (fd_ < 0) {
+      *error = errno_text(errno);
+      temp_.clear();
+      return Result::failed;
+    }
+    struct stat old {};
+    if (::stat(final_.c_str(), &old) == 0 && S_ISREG(old.st_mode)) {  // keep what the file was
+      ::fchmod(fd_, old.st_mode & 07777);
+      if (::geteuid() == 0 && ::fchown(fd_, old.st_uid, old.st_gid) != 0) {
+        // Best effort: a file system without owners keeps ours.
+      }
+    }
+  }
   Result r = write_all(fd_, clean, error);
   if (r == Result::ok && kind_ == Kind::replace && ::fsync(fd_) != 0) {
     *error = errno_text(errno);
@@ -157,19 +173,17 @@ std::optional<Output> Writer::open(const fs::path& path, Parents parents, std::s
     *error = fmt::format("directory '{}' does not exist", dir.string());
     return std::nullopt;
   }
-  Output out(Output::Kind::replace, p);
-  out.fd_ = create_temp(dir, final_path.filename().string(), &out.temp_);
-  if (out.fd_ < 0) {
+  // Proves now that a temp file can be made beside the target, and keeps nothing: the
+  // real one is made at write time, so a run killed meanwhile leaves no litter.
+  std::string probe;
+  const int fd = create_temp(dir, final_path.filename().string(), &probe);
+  if (fd < 0) {
     *error = fmt::format("cannot create a file in '{}': {}", dir.string(), errno_text(errno));
-    out.temp_.clear();
     return std::nullopt;
   }
-  if (exists) {
-    ::fchmod(out.fd_, target.st_mode & 07777);
-    if (::geteuid() == 0 && ::fchown(out.fd_, target.st_uid, target.st_gid) != 0) {
-      // Best effort: a file system without owners keeps ours.
-    }
-  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+  Output out(Output::Kind::replace, p);
   out.final_ = final_path.string();
   return out;
 }

@@ -8,7 +8,8 @@
 // What a write does to its destination:
 //  - a regular file, or a missing one, is replaced atomically: a temp file beside it
 //    (unique name, O_EXCL) is written, synced and renamed over it, keeping the old
-//    file's permission bits (and, as root, its owner);
+//    file's permission bits (and, as root, its owner). open() proves such a temp file
+//    can be made and keeps none, so a run killed before the write leaves nothing behind;
 //  - a symlink is followed: its target is replaced that way when it is a regular file
 //    (the link itself stays), or written through otherwise;
 //  - anything else -- a character device, a FIFO, a pipe -- is opened and written
@@ -59,7 +60,7 @@ class Output {
   Kind kind_;
   std::string name_;
   int fd_ = -1;
-  std::string temp_;   // replace: the temp file beside the target
+  std::string temp_;   // replace: the temp file beside the target, while writing
   std::string final_;  // replace: the path the temp file is renamed to
   bool done_ = false;
 };

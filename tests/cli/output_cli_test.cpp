@@ -69,6 +69,14 @@ TEST(OutputCli, ARegularFileIsReplacedAtomicallyKeepingItsMode) {
   EXPECT_FALSE(std::filesystem::exists(dir.path() + "/-"));
 }
 
+TEST(OutputCli, ARunKilledBeforeTheWriteLeavesNothingBehind) {
+  Scenario s([](const FakeRequest&) -> std::optional<FakeReply> { return FakeReply::hang(); });
+  TempDir dir;
+  auto r = s.run(with(kArgs, {"--output", dir.path() + "/brief.json", "--timeout", "30"}), 1500ms);  // SIGKILL mid-run
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_TRUE(dir.files().empty()) << "no temp file is kept open through the run";
+}
+
 TEST(OutputCli, ASymlinkIsFollowedAndKept) {
   Scenario s;
   TempDir dir;
