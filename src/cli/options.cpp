@@ -187,11 +187,13 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   const bool discovering = discover->count() > 0;  // presence, never truthiness
   if (discovering) {
     o.command = Command::discover;
-    o.domain = std::string(core::trim(discover_domain.value_or("")));
+    o.domain = core::printable_line(discover_domain.value_or(""));
   }
+  // What the user typed is echoed in briefs, logs and messages: never a raw control
+  // character or invalid UTF-8 on a terminal.
   for (const auto& w : words) o.topic += (o.topic.empty() ? "" : " ") + w;
-  const std::string typed = o.topic;  // comparison separators need the spaces as typed
-  o.topic = core::collapse_whitespace(o.topic);
+  const std::string typed = core::strip_controls(o.topic);  // comparison separators need the spaces as typed
+  o.topic = core::printable_line(o.topic);
 
   // Dependent flags need their anchor.
   for (auto name : kDiscoveryOnly)

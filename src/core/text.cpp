@@ -147,6 +147,52 @@ std::string collapse_whitespace(std::string_view s) {
 
 namespace {
 
+// printable_line (one_line) and strip_controls (!one_line) in one pass.
+std::string printable(std::string_view s, bool one_line) {
+  std::string out;
+  out.reserve(s.size());
+  bool space = false;  // a pending separator, written before the next visible character
+  const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
+  utf8proc_ssize_t left = static_cast<utf8proc_ssize_t>(s.size());
+  while (left > 0) {
+    utf8proc_int32_t cp = *p;
+    utf8proc_ssize_t n = 1;
+    bool invalid = false;
+    if (*p >= 0x80) {
+      n = utf8proc_iterate(p, left, &cp);
+      if (n <= 0) n = 1, cp = 0xFFFD, invalid = true;  // one invalid byte
+    }
+    const bool is_space = cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r' || cp == '\v' || cp == '\f' ||
+                          cp == 0x85 || cp == 0x2028 || cp == 0x2029 ||
+                          (cp >= 0x2000 && cp <= 0x200A) || cp == 0x3000 || cp == 0xA0;
+    const bool control = cp < 0x20 || (cp >= 0x7F && cp <= 0x9F);
+    const bool bidi = cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+                      (cp >= 0x2066 && cp <= 0x2069);
+    if (is_space && one_line) {
+      space = !out.empty();
+    } else if (is_space && cp < 0x80) {
+      out.push_back(static_cast<char>(cp));
+    } else if (is_space) {
+      out.push_back(' ');  // a Unicode line or paragraph break is still a break in a terminal
+    } else if (!control && !bidi) {
+      if (space) out.push_back(' ');
+      space = false;
+      if (invalid) out += "\xEF\xBF\xBD";
+      else out.append(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n));
+    }
+    p += n;
+    left -= n;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string printable_line(std::string_view s) { return printable(s, true); }
+std::string strip_controls(std::string_view s) { return printable(s, false); }
+
+namespace {
+
 void collect_text(const GumboNode* node, std::string& out) {
   if (node->type == GUMBO_NODE_TEXT || node->type == GUMBO_NODE_WHITESPACE || node->type == GUMBO_NODE_CDATA) {
     out += node->v.text.text;

@@ -17,6 +17,14 @@ std::string casefold(std::string_view s);
 std::vector<std::string> tokenize(std::string_view s);
 // Collapses runs of whitespace (incl. newlines) to one space and trims.
 std::string collapse_whitespace(std::string_view s);
+// Text that is safe to show on one line of a terminal: valid UTF-8 (invalid bytes become
+// U+FFFD), no C0/C1 control characters, DEL or bidirectional overrides, every line or
+// paragraph break a space, whitespace collapsed and trimmed. Upstream and user text go
+// through this before any brief prints it.
+std::string printable_line(std::string_view s);
+// The same without touching whitespace: controls, bidi overrides and invalid bytes go,
+// spaces, tabs and line breaks stay where they were.
+std::string strip_controls(std::string_view s);
 // Text content of an HTML fragment with entities decoded (gumbo), whitespace collapsed.
 std::string html_to_text(std::string_view html);
 // Characters (code points) in valid UTF-8: what a length limit means to a person.

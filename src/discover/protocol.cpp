@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "core/text.hpp"
+#include "model/source_status_json.hpp"
 
 namespace discover {
 
@@ -218,14 +219,6 @@ model::Topic topic_from_json(const json& j, const std::string& path) {
   return t;
 }
 
-json status_to_json(const std::map<std::string, model::SourceStatus>& status) {
-  json out = json::object();
-  for (const auto& [id, st] : status)
-    out[id] = {{"state", std::string(model::to_string(st.state))}, {"items", st.items},
-               {"reason", st.reason.empty() ? json(nullptr) : json(st.reason)}, {"elapsed_ms", st.elapsed_ms}};
-  return out;
-}
-
 std::map<std::string, model::SourceStatus> status_from_json(const Fields& doc) {
   std::map<std::string, model::SourceStatus> out;
   const json* all = doc.object("source_status");
@@ -255,7 +248,7 @@ json meta_to_json(const Bundle& b) {
           {"expires_at", core::format_iso8601(b.created_wall + kBundleTtlSeconds)},
           {"replay", b.replay},
           {"sources", b.sources},
-          {"source_status", status_to_json(b.source_status)}};
+          {"source_status", model::source_status_json<json>(b.source_status)}};
 }
 
 // Sane clocks: after 2000, before 3000 (what format_iso8601 and the windows can hold).
@@ -342,8 +335,7 @@ std::optional<Judgments> parse_judgments(std::string_view text, std::string* err
     jd.id = row["id"].get<std::string>();
     if (auto n = row.find("name"); n != row.end() && !n->is_null()) {
       if (!n->is_string()) return fail(fmt::format("{}: 'name' must be a string", jd.id));
-      std::string name = core::collapse_whitespace(core::sanitize_utf8(n->get<std::string>()));
-      std::replace(name.begin(), name.end(), '"', '\'');
+      std::string name = core::printable_line(n->get<std::string>());
       if (name.size() > kMaxJudgedName) name = core::truncate_utf8(name, kMaxJudgedName - 3);
       if (!name.empty()) jd.name = name;
     }
@@ -386,7 +378,7 @@ std::optional<Angles> parse_angles(std::string_view text, std::string* error) {
       auto v = row.find(kind);
       if (v == row.end() || v->is_null()) continue;
       if (!v->is_string()) return fail(fmt::format("{}: '{}' must be a string", key, kind));
-      std::string text_value = core::collapse_whitespace(core::sanitize_utf8(v->get<std::string>()));
+      std::string text_value = core::printable_line(v->get<std::string>());
       if (text_value.size() > kMaxAngle) text_value = core::truncate_utf8(text_value, kMaxAngle - 3);
       out.by_topic[key][kind] = text_value;
     }

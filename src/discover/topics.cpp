@@ -181,7 +181,6 @@ std::string distill_name(const std::vector<const model::Item*>& items) {
     if (name.size() + w.size() + 1 > kMaxNameBytes) break;
     name += (name.empty() ? "" : " ") + w;
   }
-  std::replace(name.begin(), name.end(), '"', '\'');  // names go into a quoted follow-up command
   return name.empty() ? core::truncate_utf8(strip_prefixes(items.front()->title), kMaxNameBytes) : name;
 }
 

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "model/source_status_json.hpp"
+#include "render/escape.hpp"
 #include "render/render.hpp"
 
 namespace render {
@@ -14,7 +16,8 @@ namespace {
 
 double round1(double v) { return std::round(v * 10) / 10; }
 
-std::string command_for(const model::Topic& t) { return "last30days \"" + t.name + "\""; }
+// Pasted into a shell by people and agents: the name is one single-quoted word (spec §5).
+std::string command_for(const model::Topic& t) { return "last30days " + shell::arg(t.name); }
 
 std::string numbers(const model::Topic& t) {
   std::string out;
@@ -31,8 +34,9 @@ std::string enrichment_line(const model::TopicEnrichment& e) {
   return {};
 }
 
-std::string heading(const model::DiscoveryReport& r) {
-  return fmt::format("{} · {} → {} ({} days) · {} topic{}", r.domain.empty() ? "global" : "domain \"" + r.domain + "\"",
+// `domain` is the user's domain, already escaped for the format.
+std::string heading(const model::DiscoveryReport& r, const std::string& domain) {
+  return fmt::format("{} · {} → {} ({} days) · {} topic{}", r.domain.empty() ? "global" : "domain \"" + domain + "\"",
                      core::format_date(r.window.from), core::format_date(r.window.to), r.window.days, r.results.size(),
                      r.results.size() == 1 ? "" : "s");
 }
@@ -40,10 +44,6 @@ std::string heading(const model::DiscoveryReport& r) {
 }  // namespace
 
 std::string discovery_json(const model::DiscoveryReport& r) {
-  ojson status = ojson::object();
-  for (const auto& [id, st] : r.source_status)
-    status[id] = {{"state", std::string(model::to_string(st.state))}, {"items", st.items},
-                  {"reason", st.reason.empty() ? ojson(nullptr) : ojson(st.reason)}, {"elapsed_ms", st.elapsed_ms}};
   ojson results = ojson::array();
   int rank = 0;
   for (const auto& t : r.results) {
@@ -75,7 +75,7 @@ std::string discovery_json(const model::DiscoveryReport& r) {
             {"domain", r.domain},
             {"window", {{"from", core::format_date(r.window.from)}, {"to", core::format_date(r.window.to)}, {"days", r.window.days}}},
             {"generated_at", core::format_iso8601(r.generated_at)},
-            {"source_status", status},
+            {"source_status", model::source_status_json(r.source_status)},
             {"enrichment", {{"tier", r.enrichment.tier}, {"depth", std::string(model::to_string(r.enrichment.depth))},
                             {"max_workers", r.enrichment.max_workers}, {"budget_seconds", r.enrichment.budget_seconds},
                             {"elapsed_ms", r.enrichment.elapsed_ms}}},
@@ -89,14 +89,14 @@ std::string discovery_json(const model::DiscoveryReport& r) {
 }
 
 std::string discovery_compact(const model::DiscoveryReport& r) {
-  std::string out = "last30days discover · " + heading(r) + "\n";
+  std::string out = "last30days discover · " + heading(r, term::text(r.domain)) + "\n";
   std::string badges;
   for (const auto& [id, st] : r.source_status)
     badges += (badges.empty() ? "" : "  ") + (st.state == model::SourceState::ok ? fmt::format("{} {}", id, st.items)
                                                                                    : fmt::format("{} {} {}", id, model::to_string(st.state), st.items));
   out += "listings: " + badges + "\n";
   for (const auto& [id, st] : r.source_status)
-    if (model::is_degraded(st.state)) out += fmt::format("  {}: {} — {}\n", id, model::to_string(st.state), st.reason);
+    if (model::is_degraded(st.state)) out += fmt::format("  {}: {} — {}\n", id, model::to_string(st.state), term::text(st.reason));
   out += fmt::format("enrichment: {} tier · depth {} · {} workers · {:.0f} s budget · took {:.1f} s\n\n", r.enrichment.tier,
                      model::to_string(r.enrichment.depth), r.enrichment.max_workers, r.enrichment.budget_seconds,
                      static_cast<double>(r.enrichment.elapsed_ms) / 1000.0);
@@ -104,55 +104,62 @@ std::string discovery_compact(const model::DiscoveryReport& r) {
     out += "No listing could be asked, so there is nothing to rank.\n";
   } else if (r.results.empty()) {
     out += "Nothing solid is spiking right now";
-    out += r.weak_signal ? fmt::format(". Closest weak signal: \"{}\" — {}.\n", r.weak_signal->name, r.weak_signal->reason) : ".\n";
+    out += r.weak_signal ? fmt::format(". Closest weak signal: \"{}\" — {}.\n", term::text(r.weak_signal->name),
+                                       term::text(r.weak_signal->reason))
+                         : ".\n";
   }
   int rank = 0;
   for (const auto& t : r.results) {
     std::string srcs;
     for (const auto& s : t.sources) srcs += (srcs.empty() ? "" : "+") + s;
-    out += fmt::format("{:>2}. {}  [velocity {} · {} · {}]\n", ++rank, t.name, human_number(std::round(t.velocity)), t.momentum, srcs);
-    out += "    why: " + t.why + "\n";
-    out += "    engagement: " + numbers(t) + "\n";
-    out += "    " + enrichment_line(t.enrichment) + "\n";
-    for (std::size_t i = 0; i < t.evidence_urls.size() && i < 3; ++i) out += "    evidence: " + t.evidence_urls[i] + "\n";
-    for (const auto& [kind, angle] : t.angles) out += fmt::format("    {} angle: {}\n", kind == "x_article" ? "X article" : kind, angle);
+    out += fmt::format("{:>2}. {}  [velocity {} · {} · {}]\n", ++rank, term::text(t.name), human_number(std::round(t.velocity)),
+                       term::text(t.momentum), term::text(srcs));
+    out += "    why: " + term::text(t.why) + "\n";
+    out += "    engagement: " + term::text(numbers(t)) + "\n";
+    out += "    " + term::text(enrichment_line(t.enrichment)) + "\n";
+    for (std::size_t i = 0; i < t.evidence_urls.size() && i < 3; ++i) out += "    evidence: " + term::url(t.evidence_urls[i]) + "\n";
+    for (const auto& [kind, angle] : t.angles)
+      out += fmt::format("    {} angle: {}\n", kind == "x_article" ? "X article" : term::text(kind), term::text(angle));
     out += "    next: " + command_for(t) + "\n";
   }
   if (!r.warnings.empty()) {
     out += "\n";
-    for (const auto& w : r.warnings) out += "! " + w + "\n";
+    for (const auto& w : r.warnings) out += "! " + term::text(w) + "\n";
   }
   return out;
 }
 
 std::string discovery_markdown(const model::DiscoveryReport& r) {
-  std::string out = "# last30days discover: " + heading(r) + "\n\n";
+  std::string out = "# last30days discover: " + heading(r, md::text(r.domain)) + "\n\n";
   if (r.results.empty())
-    out += r.weak_signal ? fmt::format("**Nothing solid.** Closest weak signal: *{}* — {}.\n\n", r.weak_signal->name, r.weak_signal->reason)
+    out += r.weak_signal ? fmt::format("**Nothing solid.** Closest weak signal: *{}* — {}.\n\n", md::text(r.weak_signal->name),
+                                       md::text(r.weak_signal->reason))
                          : "**Nothing solid.**\n\n";
   int rank = 0;
   for (const auto& t : r.results) {
     std::string srcs;
     for (const auto& s : t.sources) srcs += (srcs.empty() ? "" : ", ") + s;
-    out += fmt::format("## {}. {}\n\n*velocity {} · {} · {}*\n\n- why: {}\n- engagement: {}\n- {}\n", ++rank, t.name,
-                       human_number(std::round(t.velocity)), t.momentum, srcs, t.why, numbers(t), enrichment_line(t.enrichment));
-    for (std::size_t i = 0; i < t.evidence_urls.size() && i < 3; ++i) out += fmt::format("- <{}>\n", t.evidence_urls[i]);
-    for (const auto& [kind, angle] : t.angles) out += fmt::format("- {} angle: {}\n", kind, angle);
-    out += fmt::format("- next: `{}`\n\n", command_for(t));
+    out += fmt::format("## {}. {}\n\n*velocity {} · {} · {}*\n\n- why: {}\n- engagement: {}\n- {}\n", ++rank, md::text(t.name),
+                       human_number(std::round(t.velocity)), md::text(t.momentum), md::text(srcs), md::text(t.why),
+                       md::text(numbers(t)), md::text(enrichment_line(t.enrichment)));
+    for (std::size_t i = 0; i < t.evidence_urls.size() && i < 3; ++i) out += "- " + md::autolink(t.evidence_urls[i]) + "\n";
+    for (const auto& [kind, angle] : t.angles) out += fmt::format("- {} angle: {}\n", md::text(kind), md::text(angle));
+    out += "- next: " + md::code(command_for(t)) + "\n\n";
   }
-  for (const auto& w : r.warnings) out += "> " + w + "\n";
+  for (const auto& w : r.warnings) out += "> " + md::text(w) + "\n";
   return out;
 }
 
 std::string nominations_compact(const std::string& bundle_id, const std::vector<model::Topic>& topics, const std::string& path) {
-  std::string out = fmt::format("last30days discover · nominations for bundle {} (written to {})\n\n", bundle_id, path);
+  std::string out = fmt::format("last30days discover · nominations for bundle {} (written to {})\n\n", term::text(bundle_id),
+                                term::text(path));
   for (std::size_t i = 0; i < topics.size() && i < 15; ++i) {
     const auto& t = topics[i];
     std::string srcs;
     for (const auto& s : t.sources) srcs += (srcs.empty() ? "" : "+") + s;
-    out += fmt::format("{:>4}  {}{}  [velocity {} · {} · {}]\n", t.id, t.name, t.junk ? " (junk-shaped)" : "",
-                       human_number(std::round(t.velocity)), t.momentum, srcs);
-    if (!t.seeds.empty()) out += "      " + t.seeds.front().title + "\n";
+    out += fmt::format("{:>4}  {}{}  [velocity {} · {} · {}]\n", term::text(t.id), term::text(t.name), t.junk ? " (junk-shaped)" : "",
+                       human_number(std::round(t.velocity)), term::text(t.momentum), term::text(srcs));
+    if (!t.seeds.empty()) out += "      " + term::text(t.seeds.front().title) + "\n";
   }
   out += "\nJudge them, then: last30days --discover --judgments FILE\n";
   return out;

@@ -1,6 +1,6 @@
 // One self-contained page (a research brief or a comparison): inline CSS and SVG, no script, no external request of any
 // kind (a CSP says so to the browser too), every upstream string escaped for where it
-// lands, and only http(s) URLs become links. Light and dark themes; readable from
+// lands, and only http(s) URLs become links (both rules: render/escape.hpp, html::). Light and dark themes; readable from
 // phone width up.
 #include <fmt/format.h>
 
@@ -11,55 +11,12 @@
 #include <unordered_map>
 
 #include "core/text.hpp"
-#include "core/url.hpp"
+#include "render/escape.hpp"
 #include "render/render.hpp"
 
 namespace render {
 
 namespace {
-
-// Bidi overrides and isolates (U+202A..U+202E, U+2066..U+2069) let upstream text
-// reorder what follows it on the page ("gnp.exe"): they are dropped.
-std::size_t bidi_control_at(std::string_view s, std::size_t i) {
-  if (i + 2 >= s.size() || static_cast<unsigned char>(s[i]) != 0xE2) return 0;
-  const auto b1 = static_cast<unsigned char>(s[i + 1]), b2 = static_cast<unsigned char>(s[i + 2]);
-  if ((b1 == 0x80 && b2 >= 0xAA && b2 <= 0xAE) || (b1 == 0x81 && b2 >= 0xA6 && b2 <= 0xA9)) return 3;
-  return 0;
-}
-
-// Text and attribute values: the five characters that can end either; control
-// characters (which show as boxes or hide text) and bidi controls are dropped.
-std::string esc(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (const auto n = bidi_control_at(s, i)) {
-      i += n - 1;
-      continue;
-    }
-    if ((static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') || c == 0x7f) continue;
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out.push_back(c);
-    }
-  }
-  return out;
-}
-
-// Titles, names and URLs are single-line: control characters and newlines go.
-std::string line(std::string_view s) { return esc(core::collapse_whitespace(s)); }
-
-// Only an absolute http(s) URL becomes a link; anything else is shown as text.
-std::string link(std::string_view url, std::string_view text) {
-  const auto u = core::Url::parse(core::collapse_whitespace(url));
-  if (!u) return line(text);
-  return fmt::format("<a href=\"{}\" rel=\"noopener noreferrer nofollow\">{}</a>", esc(u->str()), line(text));
-}
 
 constexpr std::string_view kStyle = R"CSS(
 :root{--bg:#fcfcfb;--fg:#1d1f21;--muted:#5f6368;--line:#e3e3e0;--card:#ffffff;--link:#1a5fb4;
@@ -124,7 +81,7 @@ std::string page_head(std::string_view title) {
       "form-action 'none'; base-uri 'none'\">\n"
       "<meta name=\"referrer\" content=\"no-referrer\">\n"
       "<meta name=\"color-scheme\" content=\"light dark\">\n";
-  out += fmt::format("<title>last30days: {}</title>\n<style>{}</style>\n</head><body><main>\n", line(title), kStyle);
+  out += fmt::format("<title>last30days: {}</title>\n<style>{}</style>\n</head><body><main>\n", html::text(title), kStyle);
   return out;
 }
 
@@ -136,7 +93,7 @@ std::string page_end() {
 void warnings_section(std::string& out, const std::vector<std::string>& warnings) {
   if (warnings.empty()) return;
   out += "<section class=\"warnings\">\n<h2>Warnings</h2>\n<ul>\n";
-  for (const auto& w : warnings) out += "<li>" + esc(w) + "</li>\n";
+  for (const auto& w : warnings) out += "<li>" + html::text(w) + "</li>\n";
   out += "</ul>\n</section>\n";
 }
 
@@ -173,7 +130,7 @@ std::string badges(const model::Report& r) {
   for (const auto& [id, st] : r.source_status) {
     const std::string state(model::to_string(st.state));
     out += fmt::format("<li class=\"badge {}\" title=\"{}\">{} <b>{}</b> · {}</li>\n", tone(st.state),
-                       st.reason.empty() ? esc(state) : line(st.reason), esc(id), esc(state), st.items);
+                       st.reason.empty() ? html::text(state) : html::text(st.reason), html::text(id), html::text(state), st.items);
   }
   return out + "</ul>\n";
 }
@@ -209,7 +166,7 @@ std::string timeline(const model::Report& r, const Palette& pal) {
     double y = kH;
     std::string tip = core::format_date(r.window.from + static_cast<core::UnixSeconds>(d) * 86400) + ":";
     for (const auto& [src, n] : m) tip += fmt::format(" {} {}", src, n);
-    svg += "<g><title>" + esc(tip) + "</title>";
+    svg += "<g><title>" + html::text(tip) + "</title>";
     for (const auto& [src, n] : m) {
       const double h = kH * n / peak;
       y -= h;
@@ -224,7 +181,7 @@ std::string timeline(const model::Report& r, const Palette& pal) {
   out += fmt::format("<div class=\"axis\"><span>{}</span><span>peak {} a day</span><span>{}</span></div>\n",
                      core::format_date(r.window.from), peak, core::format_date(r.window.to));
   out += "<ul class=\"legend\">";
-  for (const auto& s : seen) out += fmt::format("<li><span class=\"sw\" style=\"background:{}\"></span>{}</li>", pal.var(s), esc(s));
+  for (const auto& s : seen) out += fmt::format("<li><span class=\"sw\" style=\"background:{}\"></span>{}</li>", pal.var(s), html::text(s));
   out += "</ul>\n";
   if (per_day.empty()) out += "<p class=\"meta\">No dated items in the window.</p>\n";
   if (undated > 0) out += fmt::format("<p class=\"meta\">{} undated item{} not shown.</p>\n", undated, undated == 1 ? "" : "s");
@@ -262,39 +219,39 @@ std::string engagement_chart(const model::Report& r, const Palette& pal) {
     const double v = counts.count(s) ? counts[s] : money[s];
     const bool dollars = !counts.count(s);
     out += fmt::format("<span>{}</span><span class=\"bar\" style=\"width:{:.1f}%;background:{}\"></span><span class=\"num\">{}{}</span>\n",
-                       esc(s), 100.0 * std::log10(1 + v) / top, pal.var(s), dollars ? "$" : "", esc(human_number(v)));
+                       html::text(s), 100.0 * std::log10(1 + v) / top, pal.var(s), dollars ? "$" : "", html::text(human_number(v)));
   }
   out += "</div>\n<p class=\"meta\">Points, comments, stars, answers and views per source (log scale); money on a market in dollars.</p>\n";
   return out + "</figure>\n";
 }
 
 std::string item_html(const model::Item& it) {
-  std::string out = "<li>" + link(it.url, it.title);
-  std::string meta = esc(it.source);
-  if (it.container) meta += " · " + line(*it.container);
-  if (it.author) meta += " · by " + line(*it.author);
+  std::string out = "<li>" + html::link(it.url, it.title);
+  std::string meta = html::text(it.source);
+  if (it.container) meta += " · " + html::text(*it.container);
+  if (it.author) meta += " · by " + html::text(*it.author);
   const std::string eng = engagement_summary(it.engagement);
-  if (!eng.empty()) meta += " · " + esc(eng);
+  if (!eng.empty()) meta += " · " + html::text(eng);
   meta += " · " + (it.published_at ? core::format_date(*it.published_at) : std::string("undated"));
-  if (const auto seen = seen_label(it); !seen.empty()) meta += " · <em>" + esc(seen) + "</em>";
+  if (const auto seen = seen_label(it); !seen.empty()) meta += " · <em>" + html::text(seen) + "</em>";
   out += "<div class=\"meta\">" + meta;
-  if (it.discussion_url) out += " · " + link(*it.discussion_url, "discussion");
+  if (it.discussion_url) out += " · " + html::link(*it.discussion_url, "discussion");
   out += "</div>";
   for (const auto& s : it.also_seen) {
     const std::string se = engagement_summary(s.engagement);
-    out += "<div class=\"also\">also on " + esc(s.source) + (se.empty() ? "" : " · " + esc(se)) + ": " +
-           link(s.discussion_url ? *s.discussion_url : s.url, s.title.empty() ? s.url : s.title) + "</div>";
+    out += "<div class=\"also\">also on " + html::text(s.source) + (se.empty() ? "" : " · " + html::text(se)) + ": " +
+           html::link(s.discussion_url ? *s.discussion_url : s.url, s.title.empty() ? s.url : s.title) + "</div>";
   }
-  if (!it.snippet.empty()) out += "<div class=\"snip\">" + esc(core::truncate_utf8(it.snippet, 400)) + "</div>";
+  if (!it.snippet.empty()) out += "<div class=\"snip\">" + html::text(core::truncate_utf8(it.snippet, 400)) + "</div>";
   return out + "</li>\n";
 }
 
 // One story: its headline under the given heading tag, then every item.
 void story(std::string& out, std::string_view tag, std::size_t number, const model::Cluster& c, const ItemIndex& items) {
   std::string srcs;
-  for (const auto& s : c.sources) srcs += (srcs.empty() ? "" : ", ") + esc(s);
-  out += fmt::format("<article>\n<{}>{}. {}</{}>\n<p class=\"meta\">score {:.0f} · {}{}</p>\n<ul>\n", tag, number, line(c.title), tag,
-                     c.score, srcs, c.uncertainty ? " · <span class=\"flag\">" + esc(*c.uncertainty) + "</span>" : "");
+  for (const auto& s : c.sources) srcs += (srcs.empty() ? "" : ", ") + html::text(s);
+  out += fmt::format("<article>\n<{}>{}. {}</{}>\n<p class=\"meta\">score {:.0f} · {}{}</p>\n<ul>\n", tag, number, html::text(c.title), tag,
+                     c.score, srcs, c.uncertainty ? " · <span class=\"flag\">" + html::text(*c.uncertainty) + "</span>" : "");
   for (const auto& id : c.items)
     if (auto it = items.find(id); it != items.end()) out += item_html(*it->second);
   out += "</ul>\n</article>\n";
@@ -315,12 +272,12 @@ std::string nothing_notice(const model::Report& r) {
 std::string research_html(const model::Report& r) {
   const Palette pal(r);
   std::string out = page_head(r.topic);
-  out += fmt::format("<header>\n<p class=\"meta\">last30days</p>\n<h1>{}</h1>\n", line(r.topic));
+  out += fmt::format("<header>\n<p class=\"meta\">last30days</p>\n<h1>{}</h1>\n", html::text(r.topic));
   out += fmt::format("<p class=\"meta\">{} → {} ({} days) · depth {} · generated {} · {} item{} in {} stor{}</p>\n</header>\n",
                      core::format_date(r.window.from), core::format_date(r.window.to), r.window.days, model::to_string(r.depth),
                      core::format_iso8601(r.generated_at), r.items.size(), r.items.size() == 1 ? "" : "s", r.clusters.size(),
                      r.clusters.size() == 1 ? "y" : "ies");
-  if (const auto h = history_summary(r); !h.empty()) out += "<p class=\"meta\">history: " + esc(h) + "</p>\n";
+  if (const auto h = history_summary(r); !h.empty()) out += "<p class=\"meta\">history: " + html::text(h) + "</p>\n";
   out += badges(r);
   out += nothing_notice(r);
   out += "<section class=\"charts\">\n" + timeline(r, pal) + engagement_chart(r, pal) + "</section>\n";
@@ -334,17 +291,17 @@ std::string research_html(const model::Report& r) {
 
 std::string comparison_html(const model::Comparison& c) {
   std::string out = page_head(c.topic);
-  out += fmt::format("<header>\n<p class=\"meta\">last30days · comparison of {}</p>\n<h1>{}</h1>\n", c.entities.size(), line(c.topic));
+  out += fmt::format("<header>\n<p class=\"meta\">last30days · comparison of {}</p>\n<h1>{}</h1>\n", c.entities.size(), html::text(c.topic));
   out += fmt::format("<p class=\"meta\">{} → {} ({} days) · depth {} · generated {}</p>\n</header>\n", core::format_date(c.window.from),
                      core::format_date(c.window.to), c.window.days, model::to_string(c.depth), core::format_iso8601(c.generated_at));
   out += "<div class=\"scroll\"><table class=\"compare\"><tr><th></th>";
-  for (const auto& e : c.entities) out += "<th>" + line(e.name) + "</th>";
+  for (const auto& e : c.entities) out += "<th>" + html::text(e.name) + "</th>";
   out += "</tr>\n";
   for (const auto& row : comparison_table(c)) {
-    out += "<tr><th>" + esc(row.label) + "</th>";
+    out += "<tr><th>" + html::text(row.label) + "</th>";
     for (const auto& cell : row.cells)
       out += fmt::format("<td{}{}>{}</td>", cell.degraded ? " class=\"bad\"" : "",
-                         cell.note.empty() ? "" : " title=\"" + line(cell.note) + "\"", esc(cell.text));
+                         cell.note.empty() ? "" : " title=\"" + html::text(cell.note) + "\"", html::text(cell.text));
     out += "</tr>\n";
   }
   out += "</table></div>\n";
@@ -352,15 +309,15 @@ std::string comparison_html(const model::Comparison& c) {
     out += "<section>\n<h2>Shared stories</h2>\n<ul>\n";
     for (const auto& s : c.shared) {
       std::string names;
-      for (const auto& n : s.entities) names += (names.empty() ? "" : ", ") + line(n);
-      out += "<li>" + link(s.url, s.title) + " <span class=\"meta\">" + names + "</span></li>\n";
+      for (const auto& n : s.entities) names += (names.empty() ? "" : ", ") + html::text(n);
+      out += "<li>" + html::link(s.url, s.title) + " <span class=\"meta\">" + names + "</span></li>\n";
     }
     out += "</ul>\n</section>\n";
   }
   for (std::size_t k = 0; k < c.entities.size(); ++k) {
     const auto& r = c.entities[k].report;
     const Palette pal(r);
-    out += "<section class=\"entity\">\n<h2>" + line(c.entities[k].name) + "</h2>\n" + badges(r) + nothing_notice(r);
+    out += "<section class=\"entity\">\n<h2>" + html::text(c.entities[k].name) + "</h2>\n" + badges(r) + nothing_notice(r);
     out += "<section class=\"charts\">\n" + timeline(r, pal) + engagement_chart(r, pal) + "</section>\n";
     const auto items = index_items(r);
     const auto own = c.own_stories(k);

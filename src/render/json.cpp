@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "model/source_status_json.hpp"
 #include "render/json_parts.hpp"
 #include "render/render.hpp"
 
@@ -62,13 +63,7 @@ ojson item_json(const model::Item& it) {
 }
 
 ojson status_json(const std::map<std::string, model::SourceStatus>& source_status) {
-  ojson status = ojson::object();
-  for (const auto& [id, st] : source_status)
-    status[id] = {{"state", std::string(model::to_string(st.state))},
-                  {"items", st.items},
-                  {"reason", st.reason.empty() ? ojson(nullptr) : ojson(st.reason)},
-                  {"elapsed_ms", st.elapsed_ms}};
-  return status;
+  return model::source_status_json(source_status);
 }
 
 namespace {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/text.hpp"
+#include "render/escape.hpp"
 #include "render/json_parts.hpp"
 #include "render/render.hpp"
 
@@ -12,13 +13,6 @@ namespace render {
 namespace {
 
 ojson iso_or_null(const std::optional<core::UnixSeconds>& t) { return t ? ojson(core::format_iso8601(*t)) : ojson(nullptr); }
-
-// Upstream text on a terminal: one line, no control characters.
-std::string one_line(std::string_view s) {
-  std::string out;
-  for (char c : core::sanitize_utf8(s)) out += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? ' ' : c;
-  return core::collapse_whitespace(out);
-}
 
 std::string join(const std::vector<std::string>& v, std::string_view sep) {
   std::string out;
@@ -49,20 +43,20 @@ std::string library_json(const model::LibraryResult& r) {
 }
 
 std::string library_compact(const model::LibraryResult& r) {
-  std::string out = fmt::format("library · \"{}\" · {} result{}\n", one_line(r.query), r.results.size(), r.results.size() == 1 ? "" : "s");
+  std::string out = fmt::format("library · \"{}\" · {} result{}\n", term::text(r.query), r.results.size(), r.results.size() == 1 ? "" : "s");
   if (r.results.empty()) return out + "Nothing stored matches. Runs are stored with --store; saved briefs (--save) are searched too.\n";
   out += "\n";
   for (std::size_t i = 0; i < r.results.size(); ++i) {
     const auto& h = r.results[i];
-    out += fmt::format("{:>2}. {}\n", i + 1, one_line(h.title));  // best first; the score is in --emit json
-    out += fmt::format("    {}\n", one_line(h.url));
+    out += fmt::format("{:>2}. {}\n", i + 1, term::text(h.title));  // best first; the score is in --emit json
+    out += fmt::format("    {}\n", term::url(h.url));
     if (h.kind == "brief")
       out += fmt::format("    saved brief · {}\n", core::format_date(h.last_seen));
     else
       out += fmt::format("    {} · {} sighting{} · first {} · last {}\n", h.source, h.sightings, h.sightings == 1 ? "" : "s",
                          core::format_date(h.first_seen), core::format_date(h.last_seen));
-    if (!h.topics.empty()) out += fmt::format("    topics: {}\n", one_line(join(h.topics, ", ")));
-    if (!h.snippet.empty()) out += fmt::format("    {}\n", one_line(core::truncate_utf8(h.snippet, 200)));
+    if (!h.topics.empty()) out += fmt::format("    topics: {}\n", term::text(join(h.topics, ", ")));
+    if (!h.snippet.empty()) out += fmt::format("    {}\n", term::text(core::truncate_utf8(h.snippet, 200)));
   }
   return out;
 }
@@ -83,7 +77,7 @@ std::string watchlist_compact(const std::vector<model::WatchEntry>& list, core::
   std::string out = fmt::format("watchlist · {} topic{}\n", list.size(), list.size() == 1 ? "" : "s");
   if (list.empty()) return out + "Nothing watched yet: last30days watch add TOPIC [--days N] [--search ...] [--every HOURS]\n";
   for (const auto& e : list)
-    out += fmt::format("  {} · every {} · {} days · {} · {} · {}\n", one_line(e.topic), every_text(e.every_hours), e.days,
+    out += fmt::format("  {} · every {} · {} days · {} · {} · {}\n", term::text(e.topic), every_text(e.every_hours), e.days,
                        e.sources.empty() ? "all sources" : join(e.sources, ","),
                        e.last_run_at ? "last run " + core::format_iso8601(*e.last_run_at) : "never run",
                        e.next_due_at <= now ? "due now" : "due " + core::format_iso8601(e.next_due_at));
@@ -121,7 +115,7 @@ namespace {
 std::string item_meta(const model::Item& it, std::optional<double> was) {
   std::string eng = engagement_summary(it.engagement);
   if (was) eng += fmt::format(" (engagement was {})", human_number(*was));
-  return fmt::format("{}{}{} · {}", it.source, it.container ? " " + one_line(*it.container) : "",
+  return fmt::format("{}{}{} · {}", it.source, it.container ? " " + term::text(*it.container) : "",
                      eng.empty() ? "" : " · " + eng, it.published_at ? core::format_date(*it.published_at) : "undated");
 }
 
@@ -131,7 +125,7 @@ std::optional<double> previous(const model::WatchRun& run, const model::Item& it
 }
 
 std::string run_heading(const model::WatchRun& run) {
-  return fmt::format("\"{}\" · {} · {} new · {} surging", one_line(run.topic),
+  return fmt::format("\"{}\" · {} · {} new · {} surging", term::text(run.topic),
                      run.previous_run_at ? "previous run " + core::format_iso8601(*run.previous_run_at) : "first run",
                      run.fresh.size(), run.surging.size());
 }
@@ -150,13 +144,13 @@ std::string watch_compact(const model::WatchReport& r) {
                 (st.state == model::SourceState::ok ? fmt::format("{} {}", id, st.items)
                                                     : fmt::format("{} {} {}", id, model::to_string(st.state), st.items));
     out += "sources: " + badges + "\n";
-    if (run.error) out += "! " + one_line(*run.error) + "\n";
+    if (run.error) out += "! " + term::text(*run.error) + "\n";
     if (run.fresh.empty() && run.surging.empty()) out += "  nothing new since the previous run\n";
-    for (const auto& it : run.fresh) out += "  new      " + one_line(it.title) + " — " + item_meta(it, std::nullopt) + "\n           " + one_line(it.url) + "\n";
+    for (const auto& it : run.fresh) out += "  new      " + term::text(it.title) + " — " + item_meta(it, std::nullopt) + "\n           " + term::url(it.url) + "\n";
     for (const auto& it : run.surging)
-      out += "  surging  " + one_line(it.title) + " — " + item_meta(it, previous(run, it)) + "\n           " + one_line(it.url) + "\n";
+      out += "  surging  " + term::text(it.title) + " — " + item_meta(it, previous(run, it)) + "\n           " + term::url(it.url) + "\n";
   }
-  for (const auto& w : r.warnings) out += "! " + one_line(w) + "\n";
+  for (const auto& w : r.warnings) out += "! " + term::text(w) + "\n";
   return out;
 }
 
@@ -165,20 +159,19 @@ std::string watch_markdown(const model::WatchReport& r) {
                                 core::format_iso8601(r.generated_at));
   if (r.runs.empty()) out += "\nNothing is due.\n";
   for (const auto& run : r.runs) {
-    out += "\n## " + md_escape(run_heading(run)) + "\n\n";
+    out += "\n## " + md::text(run_heading(run)) + "\n\n";
     out += "| source | state | items | note |\n|---|---|---|---|\n";
     for (const auto& [id, st] : run.source_status)
-      out += fmt::format("| {} | {} | {} | {} |\n", id, model::to_string(st.state), st.items, md_escape(one_line(st.reason)));
+      out += fmt::format("| {} | {} | {} | {} |\n", id, model::to_string(st.state), st.items, md::text(st.reason));
     out += "\n";
-    if (run.error) out += "**" + md_escape(one_line(*run.error)) + "**\n\n";
+    if (run.error) out += "**" + md::text(*run.error) + "**\n\n";
     if (run.fresh.empty() && run.surging.empty()) out += "Nothing new since the previous run.\n";
     for (const auto& it : run.fresh)
-      out += fmt::format("- *new* [{}]({}) — {}\n", md_escape(one_line(it.title)), md_url(it.url), md_escape(item_meta(it, std::nullopt)));
+      out += fmt::format("- *new* {} — {}\n", md::link(it.title, it.url), md::text(item_meta(it, std::nullopt)));
     for (const auto& it : run.surging)
-      out += fmt::format("- *surging* [{}]({}) — {}\n", md_escape(one_line(it.title)), md_url(it.url),
-                         md_escape(item_meta(it, previous(run, it))));
+      out += fmt::format("- *surging* {} — {}\n", md::link(it.title, it.url), md::text(item_meta(it, previous(run, it))));
   }
-  for (const auto& w : r.warnings) out += "\n- " + md_escape(one_line(w)) + "\n";
+  for (const auto& w : r.warnings) out += "\n- " + md::text(w) + "\n";
   return out;
 }
 

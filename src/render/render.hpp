@@ -51,8 +51,6 @@ std::string nominations_compact(const std::string& bundle_id, const std::vector<
 // Shared by the text renderers.
 std::string engagement_summary(const std::vector<model::Engagement>& engagement);  // "812 points · 411 comments"
 std::string human_number(double v);                       // 1234 -> "1.2k"
-std::string md_escape(std::string_view s);  // Markdown punctuation backslash-escaped
-std::string md_url(std::string_view url);    // a URL safe inside (...)
 // With --store: "new" or "seen 3 runs ago" for an item, "" without the store.
 std::string seen_label(const model::Item& it);
 // With --store: "first run of this topic" or "2 runs before, the last at 2026-11-29T10:00:00Z".

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/text.hpp"
+#include "render/escape.hpp"
 #include "render/render.hpp"
 
 namespace render {
@@ -92,27 +93,28 @@ using ItemIndex = std::unordered_map<std::string, const model::Item*>;
 void compact_story(std::string& out, std::size_t number, const model::Cluster& c, const ItemIndex& items) {
   std::string srcs;
   for (const auto& s : c.sources) srcs += (srcs.empty() ? "" : "+") + s;
-  out += fmt::format("{:>2}. {}  [{:.0f} · {}{}]\n", number, c.title, c.score, srcs,
+  out += fmt::format("{:>2}. {}  [{:.0f} · {}{}]\n", number, term::text(c.title), c.score, srcs,
                      c.uncertainty ? " · " + *c.uncertainty : "");
   for (std::size_t m = 0; m < c.items.size() && m < kItemsPerCluster; ++m) {
     const auto* it = items.at(c.items[m]);
     const std::string eng = engagement_summary(it->engagement);
     const std::string seen = seen_label(*it);
-    out += fmt::format("    - {} — {}{}{} · {}{}\n", it->title, it->source, it->container ? " " + *it->container : "",
-                       eng.empty() ? "" : " · " + eng, date_of(*it), seen.empty() ? "" : " · " + seen);
-    out += fmt::format("      {}\n", it->url);
-    if (it->discussion_url) out += fmt::format("      discussion: {}\n", *it->discussion_url);
+    out += fmt::format("    - {} — {}{}{} · {}{}\n", term::text(it->title), it->source,
+                       it->container ? " " + term::text(*it->container) : "", eng.empty() ? "" : " · " + eng, date_of(*it),
+                       seen.empty() ? "" : " · " + seen);
+    out += fmt::format("      {}\n", term::url(it->url));
+    if (it->discussion_url) out += fmt::format("      discussion: {}\n", term::url(*it->discussion_url));
     for (const auto& s : it->also_seen) {
       const std::string se = engagement_summary(s.engagement);
       const std::string& where = s.discussion_url ? *s.discussion_url : s.url;
-      out += fmt::format("      also on {}{}: {}\n", s.source, se.empty() ? "" : " · " + se, where);
+      out += fmt::format("      also on {}{}: {}\n", s.source, se.empty() ? "" : " · " + se, term::url(where));
     }
   }
   if (c.items.size() > kItemsPerCluster) out += fmt::format("      (+{} more)\n", c.items.size() - kItemsPerCluster);
 }
 
 std::string header(const model::Report& r) {
-  return fmt::format("\"{}\" · {} → {} ({} days) · {} items in {} stories", r.topic, core::format_date(r.window.from),
+  return fmt::format("\"{}\" · {} → {} ({} days) · {} items in {} stories", term::text(r.topic), core::format_date(r.window.from),
                      core::format_date(r.window.to), r.window.days, r.items.size(), r.clusters.size());
 }
 
@@ -124,11 +126,11 @@ std::string research_compact(const model::Report& r) {
   if (const auto h = history_summary(r); !h.empty()) out += "history: " + h + "\n";
   for (const auto& [id, st] : r.source_status)
     if (model::is_degraded(st.state) || st.state == model::SourceState::skipped_unconfigured)
-      out += fmt::format("  {}: {} — {}\n", id, model::to_string(st.state), st.reason);
+      out += fmt::format("  {}: {} — {}\n", id, model::to_string(st.state), term::text(st.reason));
   out += "\n";
   const bool any_answered = model::any_answered(r.source_status);
   if (r.outcome == model::Outcome::nothing_solid && any_answered)
-    out += fmt::format("Nothing solid about \"{}\" in the last {} days.{}\n\n", r.topic, r.window.days,
+    out += fmt::format("Nothing solid about \"{}\" in the last {} days.{}\n\n", term::text(r.topic), r.window.days,
                        r.items.empty() ? "" : " Closest weak signals:");
   const auto items = index_items(r);
   const std::size_t limit = cluster_limit(r.depth);
@@ -138,28 +140,7 @@ std::string research_compact(const model::Report& r) {
     out += any_answered ? "No items survived the window and relevance filters.\n" : "No source could be asked, so there is nothing to report.\n";
   if (!r.warnings.empty()) {
     out += "\n";
-    for (const auto& w : r.warnings) out += "! " + w + "\n";
-  }
-  return out;
-}
-
-std::string md_escape(std::string_view s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '[' || ch == ']' || ch == '*' || ch == '_' || ch == '`' || ch == '<' || ch == '>' || ch == '|' || ch == '#')
-      out.push_back('\\');
-    out.push_back(ch);
-  }
-  return out;
-}
-
-std::string md_url(std::string_view url) {
-  std::string out;
-  for (char ch : url) {
-    if (ch == '(' ) out += "%28";
-    else if (ch == ')') out += "%29";
-    else if (ch == ' ') out += "%20";
-    else out.push_back(ch);
+    for (const auto& w : r.warnings) out += "! " + term::text(w) + "\n";
   }
   return out;
 }
@@ -170,17 +151,16 @@ namespace {
 void md_story(std::string& out, std::string_view level, std::size_t number, const model::Cluster& c, const ItemIndex& items) {
   std::string srcs;
   for (const auto& s : c.sources) srcs += (srcs.empty() ? "" : ", ") + s;
-  out += fmt::format("{} {}. {}\n\n*score {:.0f} · {}{}*\n\n", level, number, md_escape(c.title), c.score, srcs,
+  out += fmt::format("{} {}. {}\n\n*score {:.0f} · {}{}*\n\n", level, number, md::text(c.title), c.score, srcs,
                      c.uncertainty ? " · " + *c.uncertainty : "");
   for (std::size_t m = 0; m < c.items.size() && m < kItemsPerCluster; ++m) {
     const auto* it = items.at(c.items[m]);
     const std::string eng = engagement_summary(it->engagement);
     const std::string seen = seen_label(*it);
-    out += fmt::format("- [{}]({}) — {}{} · {}{}{}\n", md_escape(it->title), md_url(it->url), it->source,
-                       eng.empty() ? "" : " · " + eng, date_of(*it),
-                       it->discussion_url ? fmt::format(" · [discussion]({})", md_url(*it->discussion_url)) : "",
-                       seen.empty() ? "" : " · *" + seen + "*");
-    if (!it->snippet.empty()) out += fmt::format("  > {}\n", md_escape(core::truncate_utf8(it->snippet, 240)));
+    out += fmt::format("- {} — {}{} · {}{}{}\n", md::link(it->title, it->url), it->source, eng.empty() ? "" : " · " + eng,
+                       date_of(*it), it->discussion_url ? " · " + md::link("discussion", *it->discussion_url) : "",
+                       seen.empty() ? "" : " · *" + md::text(seen) + "*");
+    if (!it->snippet.empty()) out += fmt::format("  > {}\n", md::text(core::truncate_utf8(it->snippet, 240)));
   }
   out += "\n";
 }
@@ -188,14 +168,14 @@ void md_story(std::string& out, std::string_view level, std::size_t number, cons
 }  // namespace
 
 std::string research_markdown(const model::Report& r) {
-  std::string out = fmt::format("# last30days: {}\n\n", md_escape(r.topic));
+  std::string out = fmt::format("# last30days: {}\n\n", md::text(r.topic));
   out += fmt::format("Window {} → {} ({} days) · depth {} · generated {} · {} items in {} stories\n\n",
                      core::format_date(r.window.from), core::format_date(r.window.to), r.window.days,
                      model::to_string(r.depth), core::format_iso8601(r.generated_at), r.items.size(), r.clusters.size());
   if (const auto h = history_summary(r); !h.empty()) out += "History: " + h + "\n\n";
   out += "| source | state | items | note |\n|---|---|---|---|\n";
   for (const auto& [id, st] : r.source_status)
-    out += fmt::format("| {} | {} | {} | {} |\n", id, model::to_string(st.state), st.items, md_escape(st.reason));
+    out += fmt::format("| {} | {} | {} | {} |\n", id, model::to_string(st.state), st.items, md::text(st.reason));
   out += "\n";
   if (!model::any_answered(r.source_status))
     out += "**No source could be asked**, so there is nothing to report.\n\n";
@@ -206,7 +186,7 @@ std::string research_markdown(const model::Report& r) {
   for (std::size_t k = 0; k < r.clusters.size() && k < limit; ++k) md_story(out, "##", k + 1, r.clusters[k], items);
   if (!r.warnings.empty()) {
     out += "## Warnings\n\n";
-    for (const auto& w : r.warnings) out += "- " + md_escape(w) + "\n";
+    for (const auto& w : r.warnings) out += "- " + md::text(w) + "\n";
   }
   return out;
 }
@@ -268,8 +248,6 @@ std::vector<TableRow> comparison_table(const model::Comparison& c) {
 
 namespace {
 
-std::string single_line(std::string_view s) { return core::collapse_whitespace(core::sanitize_utf8(s)); }
-
 std::string joined(const std::vector<std::string>& parts, std::string_view sep) {
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : std::string(sep)) + p;
@@ -306,12 +284,12 @@ std::vector<Degraded> degraded_sources(const model::Comparison& c) {
 }  // namespace
 
 std::string comparison_compact(const model::Comparison& c) {
-  std::string out = fmt::format("last30days · compare \"{}\" · {} → {} ({} days) · {} entities\n\n", single_line(c.topic),
+  std::string out = fmt::format("last30days · compare \"{}\" · {} → {} ({} days) · {} entities\n\n", term::text(c.topic),
                                 core::format_date(c.window.from), core::format_date(c.window.to), c.window.days,
                                 c.entities.size());
   // Side by side: a label column, then one column per entity.
   std::vector<std::vector<std::string>> rows{{""}};
-  for (const auto& e : c.entities) rows[0].push_back(single_line(e.name));
+  for (const auto& e : c.entities) rows[0].push_back(term::text(e.name));
   for (const auto& r : comparison_table(c)) {
     auto& row = rows.emplace_back(std::vector<std::string>{r.label});
     for (const auto& cell : r.cells) row.push_back(cell.text);
@@ -329,12 +307,12 @@ std::string comparison_compact(const model::Comparison& c) {
     out += line + "\n";
   }
   for (const auto& d : degraded_sources(c))
-    out += fmt::format("  {}: {} — {} ({})\n", d.source, d.state, single_line(d.reason), single_line(joined(d.entities, ", ")));
+    out += fmt::format("  {}: {} — {} ({})\n", d.source, d.state, term::text(d.reason), term::text(joined(d.entities, ", ")));
 
   for (std::size_t k = 0; k < c.entities.size(); ++k) {
     const auto& r = c.entities[k].report;
     const auto own = c.own_stories(k);
-    out += fmt::format("\n{} — {} {}{}\n", single_line(c.entities[k].name), own.size(), own.size() == 1 ? "story" : "stories",
+    out += fmt::format("\n{} — {} {}{}\n", term::text(c.entities[k].name), own.size(), own.size() == 1 ? "story" : "stories",
                        own.size() < r.clusters.size() ? fmt::format(" of its own, {} shared", r.clusters.size() - own.size()) : "");
     if (!model::any_answered(r.source_status)) out += "    no source could be asked\n";
     else if (r.outcome == model::Outcome::nothing_solid) out += "    nothing solid in the window\n";
@@ -347,41 +325,41 @@ std::string comparison_compact(const model::Comparison& c) {
     for (std::size_t k = 0; k < c.shared.size(); ++k) {
       const auto& s = c.shared[k];
       std::vector<std::string> names;
-      for (const auto& n : s.entities) names.push_back(single_line(n));
-      out += fmt::format("{:>2}. {}  [{}]\n      {}\n", k + 1, single_line(s.title), joined(names, " + "), single_line(s.url));
+      for (const auto& n : s.entities) names.push_back(term::text(n));
+      out += fmt::format("{:>2}. {}  [{}]\n      {}\n", k + 1, term::text(s.title), joined(names, " + "), term::url(s.url));
     }
   }
   if (!c.warnings.empty()) {
     out += "\n";
-    for (const auto& w : c.warnings) out += "! " + single_line(w) + "\n";
+    for (const auto& w : c.warnings) out += "! " + term::text(w) + "\n";
   }
   return out;
 }
 
 std::string comparison_markdown(const model::Comparison& c) {
-  std::string out = fmt::format("# last30days: {}\n\n", md_escape(c.topic));
+  std::string out = fmt::format("# last30days: {}\n\n", md::text(c.topic));
   out += fmt::format("Comparison of {} entities · window {} → {} ({} days) · depth {} · generated {}\n\n", c.entities.size(),
                      core::format_date(c.window.from), core::format_date(c.window.to), c.window.days,
                      model::to_string(c.depth), core::format_iso8601(c.generated_at));
   out += "| |";
-  for (const auto& e : c.entities) out += " " + md_escape(single_line(e.name)) + " |";
+  for (const auto& e : c.entities) out += " " + md::text(e.name) + " |";
   out += "\n|---|";
   for (std::size_t k = 0; k < c.entities.size(); ++k) out += "---|";
   out += "\n";
   for (const auto& row : comparison_table(c)) {
-    out += "| " + md_escape(row.label) + " |";
-    for (const auto& cell : row.cells) out += " " + md_escape(cell.text) + " |";
+    out += "| " + md::text(row.label) + " |";
+    for (const auto& cell : row.cells) out += " " + md::text(cell.text) + " |";
     out += "\n";
   }
   out += "\n";
   const auto degraded = degraded_sources(c);
   for (const auto& d : degraded)
-    out += fmt::format("- {}: {} — {} ({})\n", d.source, d.state, md_escape(single_line(d.reason)),
-                       md_escape(single_line(joined(d.entities, ", "))));
+    out += fmt::format("- {}: {} — {} ({})\n", d.source, d.state, md::text(d.reason),
+                       md::text(joined(d.entities, ", ")));
   if (!degraded.empty()) out += "\n";
   for (std::size_t k = 0; k < c.entities.size(); ++k) {
     const auto& r = c.entities[k].report;
-    out += fmt::format("## {}\n\n", md_escape(single_line(c.entities[k].name)));
+    out += fmt::format("## {}\n\n", md::text(c.entities[k].name));
     if (!model::any_answered(r.source_status)) out += "**No source could be asked.**\n\n";
     else if (r.outcome == model::Outcome::nothing_solid) out += "**Nothing solid** in the window.\n\n";
     const auto own = c.own_stories(k);
@@ -392,14 +370,14 @@ std::string comparison_markdown(const model::Comparison& c) {
     out += "## Shared stories\n\n";
     for (const auto& s : c.shared) {
       std::vector<std::string> names;
-      for (const auto& n : s.entities) names.push_back(md_escape(single_line(n)));
-      out += fmt::format("- [{}]({}) — {}\n", md_escape(single_line(s.title)), md_url(s.url), joined(names, ", "));
+      for (const auto& n : s.entities) names.push_back(md::text(n));
+      out += fmt::format("- {} — {}\n", md::link(s.title, s.url), joined(names, ", "));
     }
     out += "\n";
   }
   if (!c.warnings.empty()) {
     out += "## Warnings\n\n";
-    for (const auto& w : c.warnings) out += "- " + md_escape(w) + "\n";
+    for (const auto& w : c.warnings) out += "- " + md::text(w) + "\n";
   }
   return out;
 }

@@ -228,8 +228,10 @@ Parsed parse_feed(const std::string& body) {
     out.failure = Failure{SourceState::schema_drift, fmt::format("expected an Atom <feed>, got <{}>", feed.name())};
     return out;
   }
+  std::size_t seen = 0;
   for (auto e : feed.children()) {
     if (e.type() != pugi::node_element || local_name(e) != "entry") continue;
+    if (++seen > kMaxArrayElements) break;
     if (is_error_entry(e)) {
       std::string why = text_of(e, "summary");
       if (why.empty()) why = text_of(e, "id");
@@ -248,7 +250,6 @@ class Arxiv final : public Source {
   std::string_view name() const override { return "arXiv"; }
 
   SourceResult search(const Query& q, Env& env) const override {
-    ResultBuilder out;
     std::vector<Terms> groups;
     std::vector<std::string> clauses;
     for (const auto& sq : q.sub_queries) {
@@ -269,6 +270,7 @@ class Arxiv final : public Source {
     const std::string url =
         fmt::format("{}?search_query={}&sortBy=submittedDate&sortOrder=descending&start=0&max_results={}", kBase,
                     encode_search_query(search), n);
+    ResultBuilder out(n);  // one request for every sub-query: ranks run across them
     ++out.requests();
     const Fetched f = fetch(env, url, Expect::xml);
     if (f.failure) {

@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "fake_upstream.hpp"
 #include "fixture_fetcher.hpp"
+#include "hostile.hpp"
 #include "sources/source.hpp"
 
 using namespace testing_support;
@@ -166,49 +169,22 @@ TEST(Arxiv, NoSearchableWordsMakesNoRequest) {
 }
 
 TEST(Arxiv, HostileAnswersEndInAState) {
-  const std::string feed = fixture("arxiv/query_rust_memory_safety_2026-11.xml");
-  struct Case {
-    std::string body, type;
-    long status;
-    SourceState want;
+  const auto entry = [](std::size_t i) {
+    return fmt::format("<entry><id>http://arxiv.org/abs/2611.{:05}v1</id><title>Rust paper {}</title>"
+                       "<published>2026-11-20T00:00:00Z</published><summary>rust</summary></entry>",
+                       i % 100000, i);
   };
-  const std::vector<Case> cases = {
-      {feed.substr(0, feed.size() / 2), kAtom, 200, SourceState::schema_drift},  // truncated
-      {"", kAtom, 200, SourceState::schema_drift},                               // empty
-      {"<!DOCTYPE html><html><body><h1>arXiv is down for maintenance</h1></body></html>", "text/html", 200,
-       SourceState::schema_drift},
-      {"<html><body>Please verify you are human (captcha)</body></html>", "text/html", 200, SourceState::rate_limited},
-      {"Rate exceeded.", "text/plain", 429, SourceState::rate_limited},
-      {"<html><body>Service Unavailable</body></html>", "text/html", 503, SourceState::unreachable},
-      {"<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>x</title></channel></rss>", "application/xml", 200,
-       SourceState::schema_drift},  // XML but not Atom
-      {"{\"entries\":[]}", "application/json", 200, SourceState::schema_drift},
-      {"<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry><id>junk</id><title>x</title></entry>"
-       "<entry><id>http://arxiv.org/abs/2611.1v1</id></entry></feed>",
-       kAtom, 200, SourceState::no_results},  // entries without usable ids or titles
-      {"<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry>", kAtom, 400, SourceState::error},  // broken error page
-  };
-  for (const auto& c : cases) {
-    FixtureFetcher f;
-    f.on_body("export.arxiv.org", c.body, c.type, c.status);
-    TestEnv t(f);
-    auto r = arxiv().search(make_query("rust", "2026-11-01", "2026-11-29"), t.env);
-    EXPECT_EQ(r.state, c.want) << c.body.substr(0, 80);
-    EXPECT_FALSE(r.state != SourceState::ok && r.reason.empty()) << "a degraded state needs a reason";
-  }
-}
-
-TEST(Arxiv, TransportFailuresMapToStates) {
-  for (auto [err, want] : {std::pair{http::NetError::timeout, SourceState::timeout},
-                           std::pair{http::NetError::unreachable, SourceState::unreachable},
-                           std::pair{http::NetError::tls, SourceState::unreachable}}) {
-    FixtureFetcher f;
-    f.on_error("export.arxiv.org", err);
-    TestEnv t(f);
-    auto r = arxiv().search(make_query("rust", "2026-11-01", "2026-11-29"), t.env);
-    EXPECT_EQ(r.state, want);
-    EXPECT_FALSE(r.reason.empty());
-  }
+  HostileTable(arxiv(), "export.arxiv.org", Format::xml)
+      .valid(fixture("arxiv/query_rust_memory_safety_2026-11.xml"))
+      .huge(R"(<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom">)", entry, "</feed>")
+      .row("arXiv down", reply(200, "<!DOCTYPE html><html><body><h1>arXiv is down for maintenance</h1></body></html>", "text/html"),
+           SourceState::schema_drift)
+      .row("entries without usable ids or titles",
+           xml_reply("<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry><id>junk</id><title>x</title></entry>"
+                     "<entry><id>http://arxiv.org/abs/2611.1v1</id></entry></feed>"),
+           SourceState::no_results)
+      .row("broken error page", xml_reply("<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry>", 400), SourceState::error)
+      .run();
 }
 
 TEST(Arxiv, HasNoListing) { EXPECT_FALSE(arxiv().has_listing()); }

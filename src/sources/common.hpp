@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "sources/source.hpp"
@@ -32,6 +33,10 @@ struct Fetched {
 // GET and classify.
 Fetched fetch(Env& env, std::string url, Expect expect, std::vector<http::Header> headers = {});
 
+// No array in an upstream answer keeps more elements than this (every page we ask for is
+// smaller): the rest are skipped while parsing, so a 30 MB answer never becomes a 300 MB tree.
+constexpr std::size_t kMaxArrayElements = 1000;
+
 // Parses a JSON body; on failure returns schema-drift with the parser's reason.
 std::optional<nlohmann::json> parse_json(const std::string& body, Failure* failure);
 
@@ -44,16 +49,23 @@ std::optional<std::string> opt_str(const nlohmann::json& obj, std::string_view k
 // all failed -> the worst failure; some failed -> partial; none found -> no-results.
 class ResultBuilder {
  public:
+  // page_size: the items one request asked for. An answer that sends more is not
+  // believed: items ranked past the page are dropped, whatever the upstream says.
+  explicit ResultBuilder(int page_size) : page_size_(page_size) {}
   void fail(Failure f);
   void succeed();
-  void add(model::Item item, int subquery, int rank);
+  // O(1): the same item from another request only gains a hit. False when dropped
+  // (ranked past the page).
+  bool add(model::Item item, int subquery, int rank);
   SourceResult finish();
   int& requests() { return result_.requests; }
 
  private:
   SourceResult result_;
+  std::unordered_map<std::string, std::size_t> index_;  // item id -> position in result_.items
   std::vector<Failure> failures_;
   int successes_ = 0;
+  int page_size_;
 };
 
 // Appends an engagement field only when the platform reported a plausible number:

@@ -222,11 +222,11 @@ class GitHub final : public Source {
   std::string_view name() const override { return "GitHub"; }
 
   SourceResult search(const Query& q, Env& env) const override {
-    ResultBuilder out;
+    const int per_page = std::clamp(q.limit, 1, 100);
+    ResultBuilder out(per_page);
     const bool keyed = token(env).has_value();
     // The day before the window start, so "created:>" includes the first day.
     const std::string since = core::format_date(q.window.from - kDay);
-    const int per_page = std::clamp(q.limit, 1, 100);
     auto run = [&](Kind kind, std::string_view qualifiers, int subquery) {
       const std::string terms = fmt::format("{} {}created:>{}", q.sub_queries[static_cast<std::size_t>(subquery)].text,
                                             qualifiers, since);
@@ -254,13 +254,14 @@ class GitHub final : public Source {
 
   // Fastest-rising new repositories: most-starred among those created in the last week.
   SourceResult listing(const ListingQuery& q, Env& env) const override {
-    ResultBuilder out;
+    const int per_page = std::clamp(q.limit, 1, 100);
+    ResultBuilder out(per_page);
     const std::string since = core::format_date(q.window.to - 7 * kDay);
     std::string terms = "created:>" + since;
     if (!q.domain_terms.empty() && !core::trim(q.domain_terms.front()).empty())
       terms = std::string(core::trim(q.domain_terms.front())) + " " + terms;
     const std::string url = fmt::format("{}/search/repositories?q={}&sort=stars&order=desc&per_page={}", kApi,
-                                        core::url_encode(terms), std::clamp(q.limit, 1, 100));
+                                        core::url_encode(terms), per_page);
     ++out.requests();
     collect(fetch(env, url, Expect::json, headers(env)), Kind::repos, 0, q.window, out);
     return out.finish();

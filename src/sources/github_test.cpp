@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "core/time.hpp"
 #include "fake_upstream.hpp"
 #include "fixture_fetcher.hpp"
+#include "hostile.hpp"
 #include "sources/source.hpp"
 
 using namespace testing_support;
@@ -30,14 +33,6 @@ const model::Item* by_id(const std::vector<model::Item>& items, const std::strin
 
 core::Config with_token(const std::string& token) { return core::Config({{"GITHUB_TOKEN", token}}, {}); }
 
-http::Response reply(long status, std::string body, std::vector<http::Header> headers = {}) {
-  http::Response r;
-  r.status = status;
-  r.content_type = "application/json";
-  r.body = std::move(body);
-  r.headers = std::move(headers);
-  return r;
-}
 
 constexpr const char* kRepos = "/search/repositories?";
 constexpr const char* kIssues = "/search/issues?";
@@ -174,7 +169,7 @@ TEST(GitHub, RejectedTokenIsAuthFailedWithoutLeakingIt) {
 
 TEST(GitHub, RateLimitStopsFurtherSearches) {
   FixtureFetcher f;
-  f.on(kRepos, reply(403, fixture("github/error_403_rate_limit.json"),
+  f.on(kRepos, reply(403, fixture("github/error_403_rate_limit.json"), "application/json",
                      {{"x-ratelimit-limit", "10"}, {"x-ratelimit-remaining", "0"}, {"x-ratelimit-reset", "1796032800"}}));
   TestEnv t(f);
   auto q = make_query("rust", "2026-11-01", "2026-11-29");
@@ -185,7 +180,7 @@ TEST(GitHub, RateLimitStopsFurtherSearches) {
   EXPECT_EQ(f.urls().size(), 1u);
 
   FixtureFetcher g;
-  g.on(kRepos, reply(429, R"({"message":"You have exceeded a secondary rate limit."})", {{"retry-after", "60"}}));
+  g.on(kRepos, reply(429, R"({"message":"You have exceeded a secondary rate limit."})", "application/json", {{"retry-after", "60"}}));
   TestEnv u(g);
   auto s = gh().search(make_query("rust", "2026-11-01", "2026-11-29"), u.env);
   EXPECT_EQ(s.state, SourceState::rate_limited);
@@ -232,34 +227,21 @@ TEST(GitHub, ValidationErrorCarriesGitHubsMessage) {
 }
 
 TEST(GitHub, HostileAnswersEndInAState) {
-  struct Case {
-    std::string body, type;
-    long status;
-    SourceState want;
+  const auto repo = [](std::size_t i) {
+    return fmt::format(R"({{"id":{},"full_name":"o/r{}","html_url":"https://github.com/o/r{}","stargazers_count":{},)"
+                       R"("created_at":"2026-11-10T00:00:00Z"}})", i, i, i, i);
   };
-  const std::vector<Case> cases = {
-      {R"({"total_count":3,"incomplete_results":false,"items":[{"id":1,)", "application/json", 200,
-       SourceState::schema_drift},                                                                    // truncated
-      {R"({"total_count":3,"results":[]})", "application/json", 200, SourceState::schema_drift},      // renamed
-      {R"({"items":{"id":1}})", "application/json", 200, SourceState::schema_drift},                  // not a list
-      {"[]", "application/json", 200, SourceState::schema_drift},
-      {"", "application/json", 200, SourceState::schema_drift},
-      {"<!DOCTYPE html><html><body><h1>Unicorn!</h1> This page is taking too long to load.</body></html>", "text/html",
-       200, SourceState::schema_drift},
-      {"<html><body>Please verify you are human (captcha)</body></html>", "text/html", 200, SourceState::rate_limited},
-      {R"({"message":"Server Error"})", "application/json", 502, SourceState::unreachable},
-      {R"({"total_count":0,"incomplete_results":false,"items":[]})", "application/json", 200, SourceState::no_results},
-      {R"({"items":[1,"x",null,{"id":5},{"full_name":"a/b"},{"id":7,"title":"no url"}]})", "application/json", 200,
-       SourceState::no_results},
-  };
-  for (const auto& c : cases) {
-    FixtureFetcher f;
-    f.on_body("/search/", c.body, c.type, c.status);
-    TestEnv t(f);
-    auto r = gh().search(make_query("rust", "2026-11-01", "2026-11-29"), t.env);
-    EXPECT_EQ(r.state, c.want) << c.body;
-    EXPECT_FALSE(r.state != SourceState::ok && r.reason.empty()) << "a degraded state needs a reason";
-  }
+  HostileTable(gh(), "/search/", Format::json)
+      .valid(fixture("github/search_repositories_rust_2026-11.json"))
+      .huge(R"({"total_count":50000,"incomplete_results":false,"items":[)", repo, "]}")
+      .row("renamed list", json_reply(R"({"total_count":3,"results":[]})"), SourceState::schema_drift)
+      .row("items not a list", json_reply(R"({"items":{"id":1}})"), SourceState::schema_drift)
+      .row("array instead of object", json_reply("[]"), SourceState::schema_drift)
+      .row("no items", json_reply(R"({"total_count":0,"incomplete_results":false,"items":[]})"), SourceState::no_results)
+      .row("items of the wrong type",
+           json_reply(R"({"items":[1,"x",null,{"id":5},{"full_name":"a/b"},{"id":7,"title":"no url"}]})"),
+           SourceState::no_results)
+      .run();
 }
 
 TEST(GitHub, OddFieldValuesAreToleratedNotInvented) {
@@ -300,25 +282,14 @@ TEST(GitHub, OddFieldValuesAreToleratedNotInvented) {
   EXPECT_EQ(issue.snippet, "");
 }
 
-TEST(GitHub, TransportFailuresMapToStates) {
-  FixtureFetcher f;
-  f.on_error("/search/", http::NetError::timeout);
-  TestEnv t(f);
-  auto r = gh().search(make_query("rust", "2026-11-01", "2026-11-29"), t.env);
-  EXPECT_EQ(r.state, SourceState::timeout);
-  EXPECT_FALSE(r.reason.empty());
-  FixtureFetcher g;
-  g.on_error("/search/", http::NetError::tls);
-  TestEnv u(g);
-  EXPECT_EQ(gh().search(make_query("rust", "2026-11-01", "2026-11-29"), u.env).state, SourceState::unreachable);
-}
-
 TEST(GitHub, RealRecordedRepositorySearchParses) {
   FixtureFetcher f;
   f.on_body(kRepos, fixture("real/github/search_repositories_github_python_2014.json"));
   f.on_body(kIssues, kEmpty);
   TestEnv t(f);
-  auto r = gh().search(make_query("github", "2008-01-01", "2014-03-03"), t.env);
+  auto q = make_query("github", "2008-01-01", "2014-03-03");
+  q.limit = 30;  // what the recording was asked for
+  auto r = gh().search(q, t.env);
   ASSERT_EQ(r.state, SourceState::ok) << r.reason;
   ASSERT_EQ(r.items.size(), 30u);
   const auto& a = r.items[0];
@@ -365,13 +336,9 @@ TEST(GitHub, ListingAsksForNewRepositoriesByStars) {
             "per_page=30");
 }
 
-TEST(GitHub, ListingFailuresEndInAState) {
-  FixtureFetcher f;
-  f.on(kRepos, reply(403, fixture("github/error_403_rate_limit.json"), {{"x-ratelimit-remaining", "0"}}));
-  TestEnv t(f);
-  sources::ListingQuery q;
-  q.window = make_query("x", "2026-10-31", "2026-11-29").window;
-  auto r = gh().listing(q, t.env);
-  EXPECT_EQ(r.state, SourceState::rate_limited);
-  EXPECT_FALSE(r.reason.empty());
+TEST(GitHub, HostileListingAnswersEndInAState) {
+  HostileTable(gh(), kRepos, Format::json)
+      .listing(make_listing_query("2026-10-31", "2026-11-29"))
+      .valid(fixture("github/search_repositories_rust_2026-11.json"))
+      .run();
 }

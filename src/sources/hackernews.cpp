@@ -55,7 +55,7 @@ class HackerNews final : public Source {
   std::string_view name() const override { return "Hacker News"; }
 
   SourceResult search(const Query& q, Env& env) const override {
-    ResultBuilder out;
+    ResultBuilder out(q.limit);
     const std::string filters =
         core::url_encode(fmt::format("created_at_i>{},created_at_i<{}", q.window.from - 1, q.window.to + 1));
     for (std::size_t i = 0; i < q.sub_queries.size(); ++i) {
@@ -77,7 +77,7 @@ class HackerNews final : public Source {
   bool has_listing() const override { return true; }
 
   SourceResult listing(const ListingQuery& q, Env& env) const override {
-    ResultBuilder out;
+    ResultBuilder out(q.limit);
     ++out.requests();
     collect(fetch(env, fmt::format("{}/search?tags=front_page&hitsPerPage={}", kBase, q.limit), Expect::json), 0, out);
     const std::string best = core::url_encode(fmt::format("created_at_i>{},points>50", q.window.from - 1));

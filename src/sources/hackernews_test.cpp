@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
-#include "fixture_fetcher.hpp"
+#include <fmt/format.h>
+
 #include "fake_upstream.hpp"
+#include "fixture_fetcher.hpp"
+#include "hostile.hpp"
 #include "sources/source.hpp"
 
 using namespace testing_support;
@@ -68,39 +71,22 @@ TEST(HackerNews, RealRecordedSearchParses) {
 }
 
 TEST(HackerNews, HostileAnswersEndInAState) {
-  struct Case {
-    std::string body, type;
-    long status;
-    SourceState want;
+  const auto hit = [](std::size_t i) {
+    return fmt::format(R"({{"objectID":"{}","title":"Rust story {}","created_at_i":1763632800,"points":{}}})", i, i, i);
   };
-  const std::vector<Case> cases = {
-      {"{\"hits\":[{\"title\":\"x\",", "application/json", 200, SourceState::schema_drift},      // truncated
-      {"{\"results\":[]}", "application/json", 200, SourceState::schema_drift},                  // no hits
-      {"", "application/json", 200, SourceState::schema_drift},                                 // empty
-      {"<!DOCTYPE html><html><body>Oops</body></html>", "text/html", 200, SourceState::schema_drift},
-      {"<html><body>Please complete the CAPTCHA</body></html>", "text/html", 200, SourceState::rate_limited},
-      {"{\"message\":\"slow down\"}", "application/json", 429, SourceState::rate_limited},
-      {"{\"hits\":[]}", "application/json", 200, SourceState::no_results},
-      {"[1,2,3]", "application/json", 200, SourceState::schema_drift},
-      {"{\"hits\":[1,\"x\",null,{\"objectID\":5}]}", "application/json", 200, SourceState::no_results},
-  };
-  for (const auto& c : cases) {
-    FixtureFetcher f;
-    f.on_body("/search", c.body, c.type, c.status);
-    TestEnv t(f);
-    auto r = hn().search(make_query("rust", "2026-11-01", "2026-11-29"), t.env);
-    EXPECT_EQ(r.state, c.want) << c.body;
-    EXPECT_FALSE(r.state != SourceState::ok && r.reason.empty()) << "a degraded state needs a reason";
-  }
+  HostileTable(hn(), "/search", Format::json)
+      .valid(kSearch)
+      .huge(R"({"hits":[)", hit, "]}")
+      .row("no hits array", json_reply(R"({"results":[]})"), SourceState::schema_drift, "hits")
+      .row("no hits", json_reply(R"({"hits":[]})"), SourceState::no_results)
+      .row("array instead of object", json_reply("[1,2,3]"), SourceState::schema_drift)
+      .row("hits of the wrong type", json_reply(R"({"hits":[1,"x",null,{"objectID":5}]})"), SourceState::no_results)
+      .run();
 }
 
-TEST(HackerNews, TransportFailuresMapToStates) {
-  FixtureFetcher f;
-  f.on_error("/search", http::NetError::timeout);
-  TestEnv t(f);
-  EXPECT_EQ(hn().search(make_query("rust", "2026-11-01", "2026-11-29"), t.env).state, SourceState::timeout);
-  FixtureFetcher g;
-  g.on_error("/search", http::NetError::unreachable);
-  TestEnv u(g);
-  EXPECT_EQ(hn().search(make_query("rust", "2026-11-01", "2026-11-29"), u.env).state, SourceState::unreachable);
+TEST(HackerNews, HostileListingAnswersEndInAState) {
+  HostileTable(hn(), "/search", Format::json)
+      .listing(make_listing_query("2026-11-01", "2026-11-29"))
+      .valid(kSearch)
+      .run();
 }

@@ -203,7 +203,7 @@ class Lobsters final : public Source {
   std::string_view name() const override { return "Lobsters"; }
 
   SourceResult search(const Query& q, Env& env) const override {
-    ResultBuilder out;
+    ResultBuilder out(q.limit);
     std::vector<Story> pool;
     std::set<std::string> seen;
     merge(read_page(env, fmt::format("{}/hottest.json", kBase), false, out), pool, seen);
@@ -236,7 +236,7 @@ class Lobsters final : public Source {
   bool has_listing() const override { return true; }
 
   SourceResult listing(const ListingQuery& q, Env& env) const override {
-    ResultBuilder out;
+    ResultBuilder out(q.limit);
     std::vector<Story> pool;
     std::set<std::string> seen;
     merge(read_page(env, fmt::format("{}/hottest.json", kBase), false, out), pool, seen);

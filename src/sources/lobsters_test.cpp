@@ -1,9 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "fake_upstream.hpp"
 #include "fixture_fetcher.hpp"
+#include "hostile.hpp"
 #include "sources/source.hpp"
 
 using namespace testing_support;
@@ -193,42 +196,31 @@ TEST(Lobsters, ListingKeepsHottestInWindowAndDomain) {
 }
 
 TEST(Lobsters, HostileAnswersEndInAState) {
-  struct Case {
-    std::string body, type;
-    long status;
-    SourceState want;
+  const auto story = [](std::size_t i) {
+    return fmt::format(R"({{"short_id":"s{}","title":"Rust story {}","url":"https://example.com/{}","score":1,)"
+                       R"("created_at":"2026-11-20T10:00:00.000-06:00","tags":["rust"]}})", i, i, i);
   };
-  const std::vector<Case> cases = {
-      {"[{\"short_id\":\"abc\",\"title\":", "application/json", 200, SourceState::schema_drift},  // truncated
-      {"", "application/json", 200, SourceState::schema_drift},
-      {"<!DOCTYPE html><html><body><h1>Lobsters is down</h1></body></html>", "text/html", 200,
-       SourceState::schema_drift},
-      {"<html><head><title>Just a moment...</title></head><body>cf-chl challenge-platform</body></html>", "text/html",
-       403, SourceState::rate_limited},
-      {"<html><body>Checking your browser (captcha)</body></html>", "text/html", 200, SourceState::rate_limited},
-      {"Retry later", "text/plain", 429, SourceState::rate_limited},
-      {"{\"error\":\"not found\"}", "application/json", 200, SourceState::schema_drift},  // object, not a list
-      {"[]", "application/json", 200, SourceState::no_results},
-      {"[null, 1, \"x\", {\"short_id\": 5, \"title\": [1]}]", "application/json", 200, SourceState::no_results},
-      {"[{\"short_id\":\"nan001\",\"title\":\"Rust NaN handling\",\"score\":\"NaN\",\"comment_count\":1e308,"
-       "\"created_at\":\"not a date\",\"tags\":\"rust\",\"submitter_user\":7}]",
-       "application/json", 200, SourceState::ok},  // odd values: kept, but nothing made up
-  };
-  for (const auto& c : cases) {
-    FixtureFetcher f;
-    f.on_body("lobste.rs/", c.body, c.type, c.status);
-    TestEnv t(f);
-    auto r = lobsters().search(make_query("rust", "2026-11-01", "2026-11-29"), t.env);
-    EXPECT_EQ(r.state, c.want) << c.body.substr(0, 60);
-    EXPECT_FALSE(r.state != SourceState::ok && r.reason.empty()) << "a degraded state needs a reason";
-    if (c.want == SourceState::ok) {
-      ASSERT_EQ(r.items.size(), 1u);
-      EXPECT_TRUE(r.items[0].engagement.empty());  // "NaN" and 1e308 are not counts
-      EXPECT_FALSE(r.items[0].published_at.has_value());
-      EXPECT_FALSE(r.items[0].author.has_value());
-      EXPECT_FALSE(r.items[0].container.has_value());
-    }
-  }
+  HostileTable(lobsters(), "lobste.rs/", Format::json)
+      .valid(fixture("lobsters/hottest_2026-11-28.json"))
+      .huge("[", story, "]")
+      .row("object instead of a list", json_reply(R"({"error":"not found"})"), SourceState::schema_drift)
+      .row("empty list", json_reply("[]"), SourceState::no_results)
+      .row("stories of the wrong type", json_reply(R"([null, 1, "x", {"short_id": 5, "title": [1]}])"), SourceState::no_results)
+      .run();
+}
+
+TEST(Lobsters, OddValuesAreKeptButNothingIsMadeUp) {
+  FixtureFetcher f;
+  f.on_body("lobste.rs/", R"([{"short_id":"nan001","title":"Rust NaN handling","score":"NaN","comment_count":1e308,)"
+                          R"("created_at":"not a date","tags":"rust","submitter_user":7}])");
+  TestEnv t(f);
+  auto r = lobsters().search(make_query("rust", "2026-11-01", "2026-11-29"), t.env);
+  ASSERT_EQ(r.state, SourceState::ok) << r.reason;
+  ASSERT_EQ(r.items.size(), 1u);
+  EXPECT_TRUE(r.items[0].engagement.empty());  // "NaN" and 1e308 are not counts
+  EXPECT_FALSE(r.items[0].published_at.has_value());
+  EXPECT_FALSE(r.items[0].author.has_value());
+  EXPECT_FALSE(r.items[0].container.has_value());
 }
 
 TEST(Lobsters, OneFailedListingIsPartial) {
@@ -242,15 +234,9 @@ TEST(Lobsters, OneFailedListingIsPartial) {
   EXPECT_EQ(r.items.size(), 1u);
 }
 
-TEST(Lobsters, TransportFailuresMapToStates) {
-  FixtureFetcher f;
-  f.on_error("lobste.rs", http::NetError::timeout);
-  TestEnv t(f);
-  auto r = lobsters().search(make_query("rust", "2026-11-01", "2026-11-29"), t.env);
-  EXPECT_EQ(r.state, SourceState::timeout);
-  EXPECT_FALSE(r.reason.empty());
-  FixtureFetcher g;
-  g.on_error("lobste.rs", http::NetError::unreachable);
-  TestEnv u(g);
-  EXPECT_EQ(lobsters().search(make_query("rust", "2026-11-01", "2026-11-29"), u.env).state, SourceState::unreachable);
+TEST(Lobsters, HostileListingAnswersEndInAState) {
+  HostileTable(lobsters(), "lobste.rs/", Format::json)
+      .listing(make_listing_query("2026-11-01", "2026-11-29"))
+      .valid(fixture("lobsters/hottest_2026-11-28.json"))
+      .run();
 }

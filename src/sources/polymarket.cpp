@@ -301,7 +301,7 @@ class Polymarket final : public Source {
   std::string_view name() const override { return "Polymarket"; }
 
   SourceResult search(const Query& q, Env& env) const override {
-    ResultBuilder out;
+    ResultBuilder out(clamp_limit(q.limit));
     for (std::size_t i = 0; i < q.sub_queries.size(); ++i) {
       const std::string url = fmt::format("{}/public-search?q={}&events_status=active&limit_per_type={}", kBase,
                                           core::url_encode(q.sub_queries[i].text), clamp_limit(q.limit));
@@ -314,7 +314,7 @@ class Polymarket final : public Source {
   bool has_listing() const override { return true; }
 
   SourceResult listing(const ListingQuery& q, Env& env) const override {
-    ResultBuilder out;
+    ResultBuilder out(clamp_limit(q.limit));
     const bool domain = !q.domain_terms.empty();
     const int limit = domain ? kDomainListingLimit : clamp_limit(q.limit);
     const std::string url =

@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "core/time.hpp"
 #include "fake_upstream.hpp"
 #include "fixture_fetcher.hpp"
+#include "hostile.hpp"
 #include "sources/source.hpp"
 
 using namespace testing_support;
@@ -161,33 +164,18 @@ TEST(Polymarket, OddValuesAreToleratedNotInvented) {
 }
 
 TEST(Polymarket, HostileAnswersEndInAState) {
-  struct Case {
-    std::string body, type;
-    long status;
-    SourceState want;
+  const auto event = [](std::size_t i) {
+    return fmt::format(R"({{"id":"{}","title":"Fed event {}","slug":"fed-{}","active":true,"closed":false,)"
+                       R"("volume":"{}","updatedAt":"2026-11-20T10:00:00Z"}})", i, i, i, i);
   };
-  const std::vector<Case> cases = {
-      {R"({"events":[{"id":"1","title":"x",)", "application/json", 200, SourceState::schema_drift},  // truncated
-      {"{\"events\":{\"id\":1}}", "application/json", 200, SourceState::schema_drift},               // not a list
-      {"{\"error\":\"bad request\"}", "application/json", 200, SourceState::schema_drift},
-      {"", "application/json", 200, SourceState::schema_drift},
-      {"\"events\"", "application/json", 200, SourceState::schema_drift},
-      {"<!DOCTYPE html><html><body>Not Found</body></html>", "text/html", 200, SourceState::schema_drift},
-      {"<html><head><title>Just a moment...</title></head><body>cf-chl challenge-platform</body></html>", "text/html",
-       403, SourceState::rate_limited},
-      {"<html><body>Attention Required! | Cloudflare captcha</body></html>", "text/html", 200, SourceState::rate_limited},
-      {"{\"error\":\"rate limited\"}", "application/json", 429, SourceState::rate_limited},
-      {"{\"error\":\"internal\"}", "application/json", 503, SourceState::unreachable},
-      {"{\"events\":[1,\"x\",null]}", "application/json", 200, SourceState::no_results},
-  };
-  for (const auto& c : cases) {
-    FixtureFetcher f;
-    f.on_body("/public-search?", c.body, c.type, c.status);
-    TestEnv t(f);
-    auto r = pm().search(make_query("fed", "2026-10-31", "2026-11-29"), t.env);
-    EXPECT_EQ(r.state, c.want) << c.body;
-    EXPECT_FALSE(r.state != SourceState::ok && r.reason.empty()) << "a degraded state needs a reason";
-  }
+  HostileTable(pm(), "/public-search?", Format::json)
+      .call([](const sources::Source& s, sources::Env& env) { return s.search(make_query("fed", "2026-10-31", "2026-11-29"), env); }, 25)
+      .valid(fixture("polymarket/public_search_fed_2026-11.json"))
+      .huge(R"({"events":[)", event, "]}")
+      .row("events not a list", json_reply(R"({"events":{"id":1}})"), SourceState::schema_drift)
+      .row("error object", json_reply(R"({"error":"bad request"})"), SourceState::schema_drift)
+      .row("events of the wrong type", json_reply(R"({"events":[1,"x",null]})"), SourceState::no_results)
+      .run();
 }
 
 TEST(Polymarket, OneFailedSubQueryIsPartial) {
@@ -201,19 +189,6 @@ TEST(Polymarket, OneFailedSubQueryIsPartial) {
   EXPECT_EQ(r.state, SourceState::partial);
   EXPECT_EQ(r.items.size(), 2u);
   EXPECT_NE(r.reason.find("malformed"), std::string::npos) << r.reason;
-}
-
-TEST(Polymarket, TransportFailuresMapToStates) {
-  FixtureFetcher f;
-  f.on_error("/public-search", http::NetError::timeout);
-  TestEnv t(f);
-  auto r = pm().search(make_query("fed", "2026-10-31", "2026-11-29"), t.env);
-  EXPECT_EQ(r.state, SourceState::timeout);
-  EXPECT_FALSE(r.reason.empty());
-  FixtureFetcher g;
-  g.on_error("/public-search", http::NetError::unreachable);
-  TestEnv u(g);
-  EXPECT_EQ(pm().search(make_query("fed", "2026-10-31", "2026-11-29"), u.env).state, SourceState::unreachable);
 }
 
 TEST(Polymarket, ListingReadsTopEventsBy24hVolume) {
@@ -304,15 +279,9 @@ TEST(Polymarket, MarketsWithoutAnEventUseTheMarketSlug) {
   EXPECT_DOUBLE_EQ(r.items[0].engagement_value("odds"), 0.99);
 }
 
-TEST(Polymarket, ListingFailuresEndInAState) {
-  FixtureFetcher f;
-  f.on_body(kListingUrl, "{\"message\":\"Too Many Requests\"}", "application/json", 429);
-  TestEnv t(f);
-  auto r = pm().listing(listing_query(), t.env);
-  EXPECT_EQ(r.state, SourceState::rate_limited);
-  EXPECT_FALSE(r.reason.empty());
-  FixtureFetcher g;
-  g.on_body(kListingUrl, "[{\"id\":\"1\",", "application/json", 200);
-  TestEnv u(g);
-  EXPECT_EQ(pm().listing(listing_query(), u.env).state, SourceState::schema_drift);
+TEST(Polymarket, HostileListingAnswersEndInAState) {
+  HostileTable(pm(), kListingUrl, Format::json)
+      .listing(listing_query())
+      .valid(fixture("polymarket/events_top_volume24hr_2026-11.json"))
+      .run();
 }

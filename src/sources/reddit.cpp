@@ -180,8 +180,11 @@ std::optional<Failure> parse_atom(const std::string& body, std::vector<model::It
   if (!parsed) return Failure{SourceState::schema_drift, fmt::format("malformed or truncated XML: {}", parsed.description())};
   const auto feed = doc.child("feed");
   if (!feed) return Failure{SourceState::schema_drift, "answer is not an Atom feed"};
-  for (const auto& entry : feed.children("entry"))
+  std::size_t seen = 0;
+  for (const auto& entry : feed.children("entry")) {
+    if (++seen > kMaxArrayElements) break;
     if (auto item = parse_entry(entry)) items.push_back(std::move(*item));
+  }
   return std::nullopt;
 }
 
@@ -390,7 +393,7 @@ class Reddit final : public Source {
       urls.push_back(creds ? fmt::format("{}/search?q={}&t={}&sort=relevance&limit={}&raw_json=1&type=link", kOauth, text, t, n)
                            : fmt::format("{}/search.rss?q={}&sort=relevance&t={}&limit={}", kWww, text, t, n));
     }
-    return run(env, creds, urls, &q.window);
+    return run(env, creds, urls, &q.window, n);
   }
 
   bool has_listing() const override { return true; }
@@ -416,14 +419,14 @@ class Reddit final : public Source {
       urls.push_back(creds ? fmt::format("{}/search?q={}&sort=top&t=week&limit={}&raw_json=1&type=link", kOauth, text, n)
                            : fmt::format("{}/search.rss?q={}&sort=top&t=week&limit={}", kWww, text, n));
     }
-    return run(env, creds, urls, nullptr);
+    return run(env, creds, urls, nullptr, n);
   }
 
  private:
   // Runs the listing URLs (one stream each), keyless or through one OAuth token.
   static SourceResult run(Env& env, const std::optional<Credentials>& creds, const std::vector<std::string>& urls,
-                          const model::Window* window) {
-    ResultBuilder out;
+                          const model::Window* window, int page_size) {
+    ResultBuilder out(page_size);
     std::string token;
     if (creds) {
       ++out.requests();

@@ -1,8 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "core/time.hpp"
 #include "fake_upstream.hpp"
 #include "fixture_fetcher.hpp"
+#include "hostile.hpp"
 #include "sources/source.hpp"
 
 using namespace testing_support;
@@ -148,33 +151,17 @@ TEST(Reddit, EachSubQueryIsOneRequestAndScoresAreOneBatch) {
 }
 
 TEST(Reddit, ArchiveFailureKeepsItemsWithoutScoresAsPartial) {
-  struct Case {
-    std::string body, type;
-    long status;
-    std::string reason_part;
-  };
-  const std::vector<Case> cases = {
-      {"{\"error\":\"Timeout. Maybe slow down a bit\"}", "application/json", 200, "Timeout. Maybe slow down"},
-      {"{\"error\":\"rate limited\"}", "application/json", 429, "429"},
-      {"<html><body>Checking your browser... cf-chl</body></html>", "text/html", 200, "anti-bot"},
-      {"<!DOCTYPE html><html><body>502 Bad Gateway</body></html>", "text/html", 200, "HTML"},
-      {"{\"data\":[{\"id\":\"1p4", "application/json", 200, "malformed"},
-      {"{\"data\":null}", "application/json", 200, "no 'data' array"},
-      {"", "application/json", 200, "empty"},
-      {"upstream timeout", "text/plain", 504, "504"},
-  };
-  for (const auto& c : cases) {
-    FixtureFetcher f;
-    f.on_body("www.reddit.com/search.rss", fixture("reddit/search_rust.rss.xml"), kAtom);
-    f.on_body("arctic-shift", c.body, c.type, c.status);
-    TestEnv t(f);
-    auto r = reddit().search(make_query("rust 1.92", "2026-11-01", "2026-11-29"), t.env);
-    EXPECT_EQ(r.state, SourceState::partial) << c.body;
-    EXPECT_EQ(r.reason.rfind("scores unavailable: ", 0), 0u) << r.reason;
-    EXPECT_NE(r.reason.find(c.reason_part), std::string::npos) << r.reason;
-    ASSERT_EQ(r.items.size(), 4u) << c.body;
-    for (const auto& item : r.items) EXPECT_TRUE(item.engagement.empty()) << item.id;
-  }
+  const auto post = [](std::size_t i) { return fmt::format(R"({{"id":"z{}","score":{}}})", i, i); };
+  HostileTable(reddit(), "arctic-shift", Format::json)
+      .also("www.reddit.com/search.rss", fixture("reddit/search_rust.rss.xml"), kAtom)
+      .failures_become(SourceState::partial, "scores unavailable: ")
+      .valid(fixture("reddit/arctic_ids.json"))
+      .huge(R"({"data":[)", post, "]}")
+      .row("busy archive", json_reply(R"({"error":"Timeout. Maybe slow down a bit"})"), SourceState::schema_drift,
+           "Timeout. Maybe slow down")
+      .row("data is null", json_reply(R"({"data":null})"), SourceState::schema_drift, "no 'data' array")
+      .run();
+  // The posts stay, without made-up scores.
   FixtureFetcher f;
   f.on_body("www.reddit.com/search.rss", fixture("reddit/search_rust.rss.xml"), kAtom);
   f.on_error("arctic-shift", http::NetError::timeout);
@@ -182,6 +169,8 @@ TEST(Reddit, ArchiveFailureKeepsItemsWithoutScoresAsPartial) {
   auto r = reddit().search(make_query("rust 1.92", "2026-11-01", "2026-11-29"), t.env);
   EXPECT_EQ(r.state, SourceState::partial);
   EXPECT_EQ(r.reason, "scores unavailable: no answer before the deadline");
+  ASSERT_EQ(r.items.size(), 4u);
+  for (const auto& item : r.items) EXPECT_TRUE(item.engagement.empty()) << item.id;
 }
 
 TEST(Reddit, OddArchiveValuesStayAbsent) {
@@ -304,63 +293,41 @@ TEST(Reddit, OAuthSearchPostsForATokenThenSearchesWithIt) {
 }
 
 TEST(Reddit, OAuthTokenFailuresEndTheRunWithoutLeakingSecrets) {
-  struct Case {
-    std::string body, type;
-    long status;
-    SourceState want;
-  };
-  const std::vector<Case> cases = {
-      {"{\"message\": \"Unauthorized\", \"error\": 401}", "application/json", 401, SourceState::auth_failed},
-      {"{\"error\": \"invalid_grant\"}", "application/json", 200, SourceState::auth_failed},
-      {"{\"error\": \"gko_LXELoV07ZBNUXrvWZfzE3aI is bad!\"}", "application/json", 200, SourceState::auth_failed},
-      {"{\"token_type\": \"bearer\", \"expires_in\": 86400}", "application/json", 200, SourceState::schema_drift},
-      {"{\"access_token\": ", "application/json", 200, SourceState::schema_drift},
-      {"", "application/json", 200, SourceState::schema_drift},
-      {"<html><body>whoa there, pardner!</body></html>", "text/html", 200, SourceState::rate_limited},
-      {"{\"message\": \"Too Many Requests\", \"error\": 429}", "application/json", 429, SourceState::rate_limited},
-  };
-  for (const auto& c : cases) {
-    FixtureFetcher f;
-    f.on_body("/api/v1/access_token", c.body, c.type, c.status);
-    f.on_body("oauth.reddit.com", fixture("reddit/oauth_search_rust.json"));
-    TestEnv t(f, oauth_config());
-    auto r = reddit().search(make_query("rust", "2026-11-01", "2026-11-29"), t.env);
-    EXPECT_EQ(r.state, c.want) << c.body;
-    EXPECT_FALSE(r.reason.empty());
-    EXPECT_EQ(r.reason.find("gko_LXELoV07"), std::string::npos) << r.reason;
-    EXPECT_EQ(r.reason.find("p-jcoLKBynTLew"), std::string::npos) << r.reason;
-    EXPECT_EQ(f.urls().size(), 1u) << "no search without a token";
-    EXPECT_TRUE(r.items.empty());
-  }
+  HostileTable(reddit(), "/api/v1/access_token", Format::json)
+      .config(oauth_config())
+      .also("oauth.reddit.com", fixture("reddit/oauth_search_rust.json"))
+      .secret("p-jcoLKBynTLew")
+      .secret("gko_LXELoV07")
+      .row("invalid grant", json_reply(R"({"error": "invalid_grant"})"), SourceState::auth_failed)
+      .row("error echoing the secret", json_reply(R"({"error": "gko_LXELoV07ZBNUXrvWZfzE3aI is bad!"})"), SourceState::auth_failed)
+      .row("no access token", json_reply(R"({"token_type": "bearer", "expires_in": 86400})"), SourceState::schema_drift)
+      .row("whoa there", reply(200, "<html><body>whoa there, pardner!</body></html>", "text/html"), SourceState::rate_limited)
+      .run();
+  FixtureFetcher f;
+  f.on_body("/api/v1/access_token", R"({"error": "invalid_grant"})");
+  f.on_body("oauth.reddit.com", fixture("reddit/oauth_search_rust.json"));
+  TestEnv t(f, oauth_config());
+  auto r = reddit().search(make_query("rust", "2026-11-01", "2026-11-29"), t.env);
+  EXPECT_EQ(f.urls().size(), 1u) << "no search without a token";
+  EXPECT_TRUE(r.items.empty());
 }
 
 TEST(Reddit, OAuthSearchFailuresMapToStates) {
-  struct Case {
-    std::string body, type;
-    long status;
-    SourceState want;
+  const auto child = [](std::size_t i) {
+    return fmt::format(R"({{"kind":"t3","data":{{"id":"z{}","title":"Rust post {}","subreddit":"rust","created_utc":1795633544,)"
+                       R"("permalink":"/r/rust/comments/z{}/x/","score":{}}}}})", i, i, i, i);
   };
-  const std::vector<Case> cases = {
-      {"{\"message\": \"Unauthorized\", \"error\": 401}", "application/json", 401, SourceState::auth_failed},
-      {"{\"message\": \"Too Many Requests\", \"error\": 429}", "application/json", 429, SourceState::rate_limited},
-      {"{\"message\": \"Too Many Requests\", \"error\": 429}", "application/json", 200, SourceState::rate_limited},
-      {"{\"kind\": \"Listing\", \"data\": {\"children\": [{\"kind\": \"t3\", ", "application/json", 200,
-       SourceState::schema_drift},
-      {"{\"kind\": \"Listing\", \"data\": {\"after\": null}}", "application/json", 200, SourceState::schema_drift},
-      {"[{\"kind\": \"Listing\"}]", "application/json", 200, SourceState::schema_drift},
-      {"{\"kind\": \"Listing\", \"data\": {\"children\": []}}", "application/json", 200, SourceState::no_results},
-      {"<!doctype html><html><body>reddit</body></html>", "text/html", 200, SourceState::schema_drift},
-  };
-  for (const auto& c : cases) {
-    FixtureFetcher f;
-    f.on_body("/api/v1/access_token", fixture("reddit/oauth_token.json"));
-    f.on_body("oauth.reddit.com/search", c.body, c.type, c.status);
-    TestEnv t(f, oauth_config());
-    auto r = reddit().search(make_query("rust", "2026-11-01", "2026-11-29"), t.env);
-    EXPECT_EQ(r.state, c.want) << c.body;
-    EXPECT_FALSE(r.reason.empty()) << c.body;
-    EXPECT_EQ(r.reason.find("eyJhbGci"), std::string::npos) << r.reason;
-  }
+  HostileTable(reddit(), "oauth.reddit.com/search", Format::json)
+      .config(oauth_config())
+      .also("/api/v1/access_token", fixture("reddit/oauth_token.json"))
+      .secret("eyJhbGci")
+      .valid(fixture("reddit/oauth_search_rust.json"))
+      .huge(R"({"kind":"Listing","data":{"children":[)", child, "]}}")
+      .row("429 in a 200", json_reply(R"({"message": "Too Many Requests", "error": 429})"), SourceState::rate_limited)
+      .row("no children", json_reply(R"({"kind": "Listing", "data": {"after": null}})"), SourceState::schema_drift)
+      .row("array instead of a listing", json_reply(R"([{"kind": "Listing"}])"), SourceState::schema_drift)
+      .row("empty listing", json_reply(R"({"kind": "Listing", "data": {"children": []}})"), SourceState::no_results)
+      .run();
 }
 
 TEST(Reddit, RealRecordedOAuthListingsParse) {
@@ -371,6 +338,7 @@ TEST(Reddit, RealRecordedOAuthListingsParse) {
   TestEnv t(f, oauth_config());
   sources::ListingQuery q;
   q.window = model::Window::ending(*core::parse_date("2026-11-29"), 30);
+  q.limit = 100;  // what the recordings were asked for
   auto r = reddit().listing(q, t.env);
   ASSERT_EQ(r.state, SourceState::ok) << r.reason;
   ASSERT_EQ(r.items.size(), 106u);  // listings are "hot now": not filtered by the window
@@ -466,61 +434,38 @@ TEST(Reddit, ListingWithOneFailedStreamIsPartial) {
 }
 
 TEST(Reddit, HostileFeedAnswersEndInAState) {
-  struct Case {
-    std::string body, type;
-    long status;
-    SourceState want;
+  const std::string head = R"(<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom">)";
+  const auto entry = [](std::size_t i) {
+    return fmt::format("<entry><id>t3_z{}</id><title>Rust post {}</title><category term=\"rust\"/>"
+                       "<published>2026-11-20T10:00:00+00:00</published></entry>", i, i);
   };
-  const std::string feed_head = R"(<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom">)";
-  const std::vector<Case> cases = {
-      {feed_head + "<entry><id>t3_1p4xk2a</id><title>Announ", kAtom, 200, SourceState::schema_drift},  // truncated
-      {"<?xml version=\"1.0\"?><rss version=\"2.0\"><channel/></rss>", "application/xml", 200, SourceState::schema_drift},
-      {"", kAtom, 200, SourceState::schema_drift},
-      {"{\"kind\":\"Listing\"}", "application/json", 200, SourceState::schema_drift},
-      {"<!DOCTYPE html><html><body>reddit: the front page of the internet</body></html>", "text/html", 200,
-       SourceState::schema_drift},
-      {"<html><body>You've been blocked by network security.</body></html>", "text/html", 403, SourceState::rate_limited},
-      {"<html><body>whoa there, pardner!</body></html>", "text/html", 200, SourceState::rate_limited},
-      {"Too Many Requests", "text/plain", 429, SourceState::rate_limited},
-      {feed_head + "<title>search results</title></feed>", kAtom, 200, SourceState::no_results},
-      {feed_head + "<entry><id>t1_abc</id><title>a comment</title></entry><entry><id>t3_UPPER/../x</id><title>x</title>"
-                   "</entry><entry><id>t3_abc</id></entry></feed>",
-       kAtom, 200, SourceState::no_results},
-      {"internal error", "text/plain", 500, SourceState::unreachable},
-  };
-  for (const auto& c : cases) {
-    FixtureFetcher f;
-    f.on_body("search.rss", c.body, c.type, c.status);
-    f.on_body("arctic-shift", fixture("reddit/arctic_ids.json"));
-    TestEnv t(f);
-    auto r = reddit().search(make_query("rust", "2026-11-01", "2026-11-29"), t.env);
-    EXPECT_EQ(r.state, c.want) << c.body;
-    EXPECT_FALSE(r.reason.empty()) << c.body;
-    EXPECT_EQ(f.urls().size(), 1u) << "no archive lookup without items: " << c.body;
-  }
+  HostileTable(reddit(), "search.rss", Format::xml)
+      .also("arctic-shift", fixture("reddit/arctic_ids.json"))
+      .valid(fixture("reddit/search_rust.rss.xml"))
+      .huge(head, [&](std::size_t i) { return entry(i); }, "</feed>")
+      .row("blocked", reply(403, "<html><body>You've been blocked by network security.</body></html>", "text/html"),
+           SourceState::rate_limited)
+      .row("whoa there", reply(200, "<html><body>whoa there, pardner!</body></html>", "text/html"), SourceState::rate_limited)
+      .row("no entries", xml_reply(head + "<title>search results</title></feed>"), SourceState::no_results)
+      .row("unusable entries", xml_reply(head + "<entry><id>t1_abc</id><title>a comment</title></entry><entry><id>t3_UPPER/../x</id>"
+                                                "<title>x</title></entry><entry><id>t3_abc</id></entry></feed>"),
+           SourceState::no_results)
+      .run();
+  // Without items there is nothing to look up in the archive.
+  FixtureFetcher f;
+  f.on_body("search.rss", "Too Many Requests", "text/plain", 429);
+  f.on_body("arctic-shift", fixture("reddit/arctic_ids.json"));
+  TestEnv t(f);
+  reddit().search(make_query("rust", "2026-11-01", "2026-11-29"), t.env);
+  EXPECT_EQ(f.urls().size(), 1u);
 }
 
-TEST(Reddit, TransportFailuresMapToStates) {
-  const std::vector<std::pair<http::NetError, SourceState>> cases = {
-      {http::NetError::timeout, SourceState::timeout},
-      {http::NetError::unreachable, SourceState::unreachable},
-      {http::NetError::tls, SourceState::unreachable},
-      {http::NetError::cancelled, SourceState::timeout},
-  };
-  for (const auto& [error, want] : cases) {
-    FixtureFetcher f;
-    f.on_error("search.rss", error);
-    TestEnv t(f);
-    auto r = reddit().search(make_query("rust", "2026-11-01", "2026-11-29"), t.env);
-    EXPECT_EQ(r.state, want);
-    EXPECT_FALSE(r.reason.empty());
-    FixtureFetcher g;
-    g.on_error("/api/v1/access_token", error);
-    TestEnv u(g, oauth_config());
-    auto o = reddit().search(make_query("rust", "2026-11-01", "2026-11-29"), u.env);
-    EXPECT_EQ(o.state, want);
-    EXPECT_EQ(o.reason.rfind("token request: ", 0), 0u) << o.reason;
-  }
+TEST(Reddit, HostileListingAnswersEndInAState) {
+  HostileTable(reddit(), "/r/all/", Format::xml)
+      .listing(make_listing_query("2026-11-23", "2026-11-29"))
+      .also("arctic-shift", fixture("reddit/arctic_ids.json"))
+      .valid(fixture("reddit/search_rust.rss.xml"))
+      .run();
 }
 
 TEST(Reddit, OneCredentialAloneStaysKeyless) {

@@ -78,9 +78,9 @@ class StackExchange final : public Source {
   std::string_view name() const override { return "Stack Exchange"; }
 
   SourceResult search(const Query& q, Env& env) const override {
-    ResultBuilder out;
-    const auto key = env.config.get("STACKEXCHANGE_KEY");
     const int pagesize = std::clamp(q.limit, 1, 100);
+    ResultBuilder out(pagesize);
+    const auto key = env.config.get("STACKEXCHANGE_KEY");
     std::string stop_reason;  // set once the API tells us to stop asking
     std::size_t unasked = 0;
     bool quota_gone = false;

@@ -12,6 +12,7 @@
 #include "core/redact.hpp"
 #include "core/text.hpp"
 #include "core/url.hpp"
+#include "model/source_status_json.hpp"
 #include "store/backend.hpp"
 #include "store/brief_index.hpp"
 #include "store/schema.hpp"
@@ -34,19 +35,12 @@ Param opt_param(const std::optional<core::UnixSeconds>& t) { return t ? Param(st
 // Nothing upstream-supplied or configured that is a secret may reach the store.
 std::string clean(std::string_view s) { return core::redact::scrub(core::sanitize_utf8(s)); }
 
+// The runs table keeps source_status as the briefs print it (model/source_status_json.hpp),
+// its reasons scrubbed.
 std::string status_json(const std::map<std::string, model::SourceStatus>& status) {
-  std::string out = "{";
-  for (const auto& [id, st] : status) {
-    std::string reason;
-    for (char c : clean(st.reason)) {
-      if (c == '"' || c == '\\') reason += '\\';
-      if (static_cast<unsigned char>(c) < 0x20) continue;
-      reason += c;
-    }
-    out += fmt::format("{}\"{}\":{{\"state\":\"{}\",\"items\":{},\"reason\":\"{}\",\"elapsed_ms\":{}}}", out.size() > 1 ? "," : "",
-                       id, model::to_string(st.state), st.items, reason, st.elapsed_ms);
-  }
-  return out + "}";
+  auto scrubbed = status;
+  for (auto& [id, st] : scrubbed) st.reason = clean(st.reason);
+  return model::source_status_json(scrubbed).dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 std::string join_sources(const std::vector<std::string>& sources) {

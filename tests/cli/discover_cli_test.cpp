@@ -6,10 +6,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <sstream>
 
 #include "core/text.hpp"
 #include "core/time.hpp"
 #include "scenario.hpp"
+#include "shell_paste.hpp"
 
 using namespace testing_support;
 using namespace std::chrono_literals;
@@ -19,6 +22,8 @@ namespace {
 
 // Fast settings: no arXiv (its 3 s spacing is real) and a short budget.
 const std::vector<std::string> kFast = {"--search", "hn,reddit,lobsters,github,polymarket", "--enrich-budget", "15"};
+// For tests about what is printed, not about enrichment.
+const std::vector<std::string> kNoWait = {"--search", "hn,reddit,lobsters,github,polymarket", "--enrich-budget", "2"};
 
 std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());
@@ -54,7 +59,7 @@ TEST(DiscoverCli, OneShotRanksCorroboratedTopicsAndFollowsTheContract) {
     EXPECT_EQ(t["rank"], ++rank);
     for (const char* f : {"name", "velocity_score", "momentum", "sources", "engagement_by_source", "evidence_urls", "command", "enrichment"})
       EXPECT_TRUE(t.contains(f)) << f;
-    EXPECT_EQ(t["command"], "last30days \"" + t["name"].get<std::string>() + "\"");
+    EXPECT_EQ(t["command"], "last30days '" + t["name"].get<std::string>() + "'");  // single-quoted: shell-safe
     EXPECT_TRUE(names.insert(t["name"]).second);
     const auto momentum = t["momentum"].get<std::string>();
     EXPECT_TRUE(momentum == "new-this-week" || momentum == "building");
@@ -69,7 +74,7 @@ TEST(DiscoverCli, OneShotRanksCorroboratedTopicsAndFollowsTheContract) {
   }
   auto compact = s.run(with({"--discover"}, kFast), 60s);
   EXPECT_NE(compact.out.find("why:"), std::string::npos);
-  EXPECT_NE(compact.out.find("next: last30days \""), std::string::npos);
+  EXPECT_NE(compact.out.find("next: last30days '"), std::string::npos);
 }
 
 TEST(DiscoverCli, DomainRunKeepsOnlyDomainItems) {
@@ -231,4 +236,92 @@ TEST(DiscoverCli, SaveWritesTheDiscoveryBriefAndABrokenStoreIsRefusedUpFront) {
   EXPECT_EQ(store.exit_code, 1) << store.err;
   EXPECT_NE(store.err.find("research store"), std::string::npos) << store.err;
   EXPECT_EQ(s.fake().log().size(), before) << "refused before any request";
+}
+
+// Issue 7 item 2: every command we print is pasted into sh in an empty directory against a
+// stub last30days: it must create nothing and pass the (judged) name as one argument.
+TEST(DiscoverCli, FollowUpCommandsWithHostileJudgedNamesRunNoShellCode) {
+  Scenario s(nullptr, World::discovery);
+  TempDir dir;
+  ASSERT_EQ(s.run(with({"--discover", "--nominate-only", "--save-dir", dir.path()}, kNoWait), 60s).exit_code, 0);
+  const auto bundle = read_json(dir.path() + "/discover-nominations.json");
+  const std::vector<std::string> names = {"$(touch pwned)", "`touch pwned`", "it's \"quoted\"", "x'; touch pwned; echo '",
+                                          "a && touch pwned", "* ? [a-z] ~", "line\ntouch pwned", "$HOME; rm -rf pwned"};
+  json judgments = json::array();
+  std::map<std::string, std::string> judged;  // id -> the name as the brief shows it
+  for (std::size_t i = 0; i < bundle["nominations"].size(); ++i) {
+    const std::string id = bundle["nominations"][i]["id"];
+    const std::string name = names[i % names.size()] + " " + std::to_string(i);
+    judgments.push_back({{"id", id}, {"name", name}, {"worthiness", 80}});
+    judged[id] = core::printable_line(name);
+  }
+  const std::string file = dir.path() + "/judged.json";
+  write_file(file, json{{"bundle_id", bundle["bundle_id"]}, {"judgments", judgments}}.dump());
+  auto res = s.run(with({"--discover", "--judgments", file, "--save-dir", dir.path(), "--emit", "json"}, kNoWait), 60s);
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto j = json::parse(res.out);
+  ASSERT_FALSE(j["results"].empty());
+
+  std::vector<std::pair<std::string, std::string>> commands;  // command, expected argument
+  for (const auto& t : j["results"]) commands.emplace_back(t["command"], judged.at(t["id"]));
+  // The finalize leg re-renders the same results offline: the compact and md `next:` lines.
+  const std::string angles = dir.path() + "/angles.json";
+  write_file(angles, json{{"bundle_id", bundle["bundle_id"]}, {"angles", json::array()}}.dump());
+  for (const char* emit : {"compact", "md"}) {
+    auto fin = s.run({"--discover", "--finalize", "--angles", angles, "--save-dir", dir.path(), "--emit", emit}, 30s);
+    ASSERT_EQ(fin.exit_code, 0) << fin.err;
+    std::size_t k = 0;
+    std::istringstream in(fin.out);
+    for (std::string line; std::getline(in, line);) {
+      const std::string prefix = std::string(emit) == "md" ? "- next: " : "    next: ";
+      if (line.rfind(prefix, 0) != 0) continue;
+      std::string cmd = line.substr(prefix.size());
+      if (std::string(emit) == "md") {  // a code span: strip its fence and padding
+        const auto fence = cmd.find_first_not_of('`');
+        cmd = cmd.substr(fence, cmd.size() - 2 * fence);
+        if (cmd.size() >= 2 && cmd.front() == ' ' && cmd.back() == ' ') cmd = cmd.substr(1, cmd.size() - 2);
+      }
+      ASSERT_LT(k, j["results"].size()) << fin.out;
+      commands.emplace_back(cmd, judged.at(j["results"][k++]["id"]));
+    }
+    EXPECT_EQ(k, j["results"].size()) << emit << ":\n" << fin.out;
+  }
+  for (const auto& [cmd, want] : commands) {
+    SCOPED_TRACE(cmd);
+    const auto pasted = paste_into_shell(cmd);
+    EXPECT_EQ(pasted.exit_code, 0) << pasted.err;
+    EXPECT_TRUE(pasted.created.empty()) << "created " << pasted.created.front();
+    ASSERT_EQ(pasted.args.size(), 1u);
+    EXPECT_EQ(pasted.args[0], want);
+  }
+}
+
+TEST(DiscoverCli, HostAnglesArePrintedEscaped) {
+  Scenario s(nullptr, World::discovery);
+  TempDir dir;
+  ASSERT_EQ(s.run(with({"--discover", "--nominate-only", "--save-dir", dir.path()}, kNoWait), 60s).exit_code, 0);
+  const auto bundle = read_json(dir.path() + "/discover-nominations.json");
+  const std::string judged = dir.path() + "/j.json";
+  write_file(judged, json{{"bundle_id", bundle["bundle_id"]}, {"judgments", json::array()}}.dump());
+  auto res = s.run(with({"--discover", "--judgments", judged, "--save-dir", dir.path(), "--emit", "json"}, kNoWait), 60s);
+  ASSERT_EQ(res.exit_code, 0) << res.err;
+  const auto j = json::parse(res.out);
+  ASSERT_FALSE(j["results"].empty());
+  const std::string angles = dir.path() + "/angles.json";
+  write_file(angles, json{{"bundle_id", bundle["bundle_id"]},
+                          {"angles", {{{"id", j["results"][0]["id"]},
+                                       {"podcast", "<script>alert(1)</script> [click](javascript:alert(2))"},
+                                       {"x_article", "one\n## forged heading\x1b[2J"}}}}}
+                         .dump());
+  auto md = s.run({"--discover", "--finalize", "--angles", angles, "--save-dir", dir.path(), "--emit", "md"}, 30s);
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_EQ(md.out.find("<script>"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("\\<script\\>"), std::string::npos) << md.out;
+  EXPECT_EQ(md.out.find("[click](javascript"), std::string::npos) << md.out;
+  EXPECT_EQ(md.out.find("\n## forged"), std::string::npos) << md.out;
+  EXPECT_EQ(md.out.find('\x1b'), std::string::npos);
+  auto compact = s.run({"--discover", "--finalize", "--angles", angles, "--save-dir", dir.path()}, 30s);
+  ASSERT_EQ(compact.exit_code, 0) << compact.err;
+  EXPECT_EQ(compact.out.find('\x1b'), std::string::npos);
+  EXPECT_EQ(compact.out.find("\n## forged"), std::string::npos) << compact.out;
 }

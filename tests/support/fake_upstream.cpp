@@ -58,8 +58,6 @@ FakeReply FakeReply::hang() {
   return r;
 }
 
-namespace {
-
 std::string gzip(const std::string& in) {
   z_stream zs{};
   deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
@@ -77,6 +75,8 @@ std::string gzip(const std::string& in) {
   deflateEnd(&zs);
   return out;
 }
+
+namespace {
 
 const char* reason(int status) {
   switch (status) {

@@ -69,6 +69,10 @@ class FakeUpstream {
   int port_ = 0;
 };
 
+// gzip-compresses a body, for replies that carry Content-Encoding: gzip themselves
+// (a huge answer compressed once instead of on every request).
+std::string gzip(const std::string& in);
+
 // Reads tests/fixtures/<relative> (compiled-in root).
 std::string fixture(const std::string& relative);
 

@@ -73,4 +73,11 @@ sources::Query make_query(const std::string& text, const std::string& from_date,
   return q;
 }
 
+sources::ListingQuery make_listing_query(const std::string& from_date, const std::string& to_date, int limit) {
+  sources::ListingQuery q;
+  q.window = make_query("", from_date, to_date).window;
+  q.limit = limit;
+  return q;
+}
+
 }  // namespace testing_support

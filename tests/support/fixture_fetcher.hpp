@@ -38,5 +38,7 @@ struct TestEnv {
 
 // A query over [from, to] with one sub-query.
 sources::Query make_query(const std::string& text, const std::string& from_date, const std::string& to_date);
+// A global discovery listing over [from, to].
+sources::ListingQuery make_listing_query(const std::string& from_date, const std::string& to_date, int limit = 30);
 
 }  // namespace testing_support

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -136,6 +137,16 @@ ProcessResult run_last30days(const std::vector<std::string>& args, const std::ma
   std::vector<std::string> full{other != nullptr && *other != '\0' ? other : L30_BINARY};
   full.insert(full.end(), args.begin(), args.end());
   return run_binary(full, env, options);
+}
+
+std::string read_file(const std::string& path) {
+  std::string out;
+  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+    char buf[65536];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
+    std::fclose(f);
+  }
+  return out;
 }
 
 TempDir::TempDir() {

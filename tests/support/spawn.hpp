@@ -52,6 +52,9 @@ ProcessResult run_last30days(const std::vector<std::string>& args, const std::ma
 ProcessResult run_last30days(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
                              const SpawnOptions& options);
 
+// The whole file, or "" when it cannot be read.
+std::string read_file(const std::string& path);
+
 // A fresh temporary directory, removed by the destructor.
 class TempDir {
  public:

@@ -176,7 +176,7 @@ TEST(Protocol, JudgmentsAreCappedClampedAndTyped) {
   EXPECT_LE(j->items[0].name->size(), kMaxJudgedName);
   EXPECT_EQ(j->items[0].worthiness, 100);
   EXPECT_EQ(j->items[1].worthiness, 0);
-  EXPECT_EQ(j->items[2].name, "Say 'hi'");
+  EXPECT_EQ(j->items[2].name, "Say \"hi\"");  // kept as judged: the follow-up command quotes it safely
   EXPECT_FALSE(parse_judgments(R"({"bundle_id":"b-1","judgments":[{"id":"n1","junk":"no"}]})", &err));
   EXPECT_NE(err.find("junk"), std::string::npos);
   EXPECT_FALSE(parse_judgments(R"({"bundle_id":"b-1","judgments":[{"id":"n1","worthiness":"high"}]})", &err));
