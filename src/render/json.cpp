@@ -25,6 +25,16 @@ ojson window_object(const model::Window& w) {
   return {{"from", core::format_date(w.from)}, {"to", core::format_date(w.to)}, {"days", w.days}};
 }
 
+ojson comments_json(const std::vector<model::Comment>& comments) {
+  ojson out = ojson::array();
+  for (const auto& c : comments) {
+    ojson one{{"author", opt(c.author)}, {"text", c.text}, {"score", c.score ? number(*c.score) : ojson(nullptr)}, {"url", opt(c.url)}};
+    if (c.replies) one["replies"] = *c.replies;
+    out.push_back(std::move(one));
+  }
+  return out;
+}
+
 }  // namespace
 
 ojson item_json(const model::Item& it) {
@@ -35,6 +45,7 @@ ojson item_json(const model::Item& it) {
     ojson se = ojson::object();
     for (const auto& e : s.engagement) se[e.field] = number(e.value);
     also.push_back({{"source", s.source}, {"url", s.url}, {"title", s.title}, {"discussion_url", opt(s.discussion_url)}, {"engagement", se}});
+    if (!s.comments.empty()) also.back()["comments"] = comments_json(s.comments);
   }
   ojson j{{"id", it.id},
           {"source", it.source},
@@ -58,6 +69,7 @@ ojson item_json(const model::Item& it) {
     j["seen_before"] = *it.seen_before > 0;
     j["seen_runs_ago"] = *it.seen_before;  // runs of this topic since it was first seen
   }
+  if (!it.comments.empty()) j["comments"] = comments_json(it.comments);
   return j;
 }
 
@@ -68,6 +80,11 @@ ojson status_json(const std::map<std::string, model::SourceStatus>& source_statu
                   {"items", st.items},
                   {"reason", st.reason.empty() ? ojson(nullptr) : ojson(st.reason)},
                   {"elapsed_ms", st.elapsed_ms}};
+  for (const auto& [id, st] : source_status)
+    if (st.comment_threads > 0)
+      status[id]["comments"] = {{"threads", st.comment_threads},
+                                {"failed", st.comment_failures},
+                                {"reason", st.comments_reason.empty() ? ojson(nullptr) : ojson(st.comments_reason)}};
   return status;
 }
 

@@ -61,7 +61,38 @@ std::string history_summary(const model::Report& r) {
                      r.history->last_run_at ? core::format_iso8601(*r.history->last_run_at) : "an unknown time");
 }
 
+std::string comments_note(const model::SourceStatus& st) {
+  if (st.comment_failures == 0) return {};
+  return fmt::format("comments unavailable for {} of {} {}: {}", st.comment_failures, st.comment_threads,
+                     st.comment_threads == 1 ? "thread" : "threads", st.comments_reason);
+}
+
+std::string quote_attribution(const model::Comment& c, std::string_view source) {
+  std::string out = c.author ? *c.author : std::string(source == "stackexchange" ? "an answer" : "a deleted account");
+  if (c.score) {
+    const bool one = std::fabs(*c.score) == 1;
+    out += fmt::format(", {} {}", human_number(*c.score),
+                       source == "stackexchange" ? (one ? "vote" : "votes") : (one ? "point" : "points"));
+  } else if (c.replies && *c.replies > 0) {
+    out += fmt::format(", {} {}", *c.replies, *c.replies == 1 ? "reply" : "replies");
+  }
+  return out;
+}
+
 namespace {
+
+// The non-empty parts, separated.
+std::string joined(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (const auto& p : parts)
+    if (!p.empty()) out += (out.empty() ? "" : std::string(sep)) + p;
+  return out;
+}
+
+// “The quoted words, cut at a sentence” — who, how received.
+std::string quote_line(const model::Comment& c, std::string_view source) {
+  return fmt::format("\u201c{}\u201d \u2014 {}", core::excerpt(c.text, kQuoteBytes), quote_attribution(c, source));
+}
 
 std::string date_of(const model::Item& it) {
   return it.published_at ? core::format_date(*it.published_at) : std::string("undated");
@@ -102,10 +133,14 @@ void compact_story(std::string& out, std::size_t number, const model::Cluster& c
                        eng.empty() ? "" : " · " + eng, date_of(*it), seen.empty() ? "" : " · " + seen);
     out += fmt::format("      {}\n", it->url);
     if (it->discussion_url) out += fmt::format("      discussion: {}\n", *it->discussion_url);
+    for (std::size_t q = 0; q < it->comments.size() && q < kQuotesPerItem; ++q)
+      out += "      " + quote_line(it->comments[q], it->source) + "\n";
     for (const auto& s : it->also_seen) {
       const std::string se = engagement_summary(s.engagement);
       const std::string& where = s.discussion_url ? *s.discussion_url : s.url;
       out += fmt::format("      also on {}{}: {}\n", s.source, se.empty() ? "" : " · " + se, where);
+      for (std::size_t q = 0; q < s.comments.size() && q < kQuotesPerItem; ++q)
+        out += "        " + quote_line(s.comments[q], s.source) + "\n";
     }
   }
   if (c.items.size() > kItemsPerCluster) out += fmt::format("      (+{} more)\n", c.items.size() - kItemsPerCluster);
@@ -125,6 +160,8 @@ std::string research_compact(const model::Report& r) {
   for (const auto& [id, st] : r.source_status)
     if (model::is_degraded(st.state) || st.state == model::SourceState::skipped_unconfigured)
       out += fmt::format("  {}: {} — {}\n", id, model::to_string(st.state), st.reason);
+  for (const auto& [id, st] : r.source_status)
+    if (const std::string note = comments_note(st); !note.empty()) out += fmt::format("  {}: {}\n", id, note);
   out += "\n";
   const bool any_answered = model::any_answered(r.source_status);
   if (r.outcome == model::Outcome::nothing_solid && any_answered)
@@ -181,6 +218,16 @@ void md_story(std::string& out, std::string_view level, std::size_t number, cons
                        it->discussion_url ? fmt::format(" · [discussion]({})", md_url(*it->discussion_url)) : "",
                        seen.empty() ? "" : " · *" + seen + "*");
     if (!it->snippet.empty()) out += fmt::format("  > {}\n", md_escape(core::truncate_utf8(it->snippet, 240)));
+    auto quotes = [&](const std::vector<model::Comment>& comments, const std::string& source, bool say_where) {
+      for (std::size_t q = 0; q < comments.size() && q < kQuotesPerItem; ++q) {
+        const auto& cm = comments[q];
+        const std::string who = md_escape(quote_attribution(cm, source)) + (say_where ? " on " + source : "");
+        out += fmt::format("  - \u201c{}\u201d \u2014 {}\n", md_escape(core::excerpt(cm.text, kQuoteBytes)),
+                           cm.url ? fmt::format("[{}]({})", who, md_url(*cm.url)) : who);
+      }
+    };
+    quotes(it->comments, it->source, false);
+    for (const auto& s : it->also_seen) quotes(s.comments, s.source, true);
   }
   out += "\n";
 }
@@ -195,7 +242,8 @@ std::string research_markdown(const model::Report& r) {
   if (const auto h = history_summary(r); !h.empty()) out += "History: " + h + "\n\n";
   out += "| source | state | items | note |\n|---|---|---|---|\n";
   for (const auto& [id, st] : r.source_status)
-    out += fmt::format("| {} | {} | {} | {} |\n", id, model::to_string(st.state), st.items, md_escape(st.reason));
+    out += fmt::format("| {} | {} | {} | {} |\n", id, model::to_string(st.state), st.items,
+                       md_escape(joined({st.reason, comments_note(st)}, "; ")));
   out += "\n";
   if (!model::any_answered(r.source_status))
     out += "**No source could be asked**, so there is nothing to report.\n\n";
@@ -269,12 +317,6 @@ std::vector<TableRow> comparison_table(const model::Comparison& c) {
 namespace {
 
 std::string single_line(std::string_view s) { return core::collapse_whitespace(core::sanitize_utf8(s)); }
-
-std::string joined(const std::vector<std::string>& parts, std::string_view sep) {
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : std::string(sep)) + p;
-  return out;
-}
 
 constexpr std::size_t kMaxColumn = 24;
 
