@@ -193,6 +193,20 @@ std::string strip_controls(std::string_view s) { return printable(s, false); }
 
 namespace {
 
+bool inline_tag(GumboTag tag) {
+  switch (tag) {
+    case GUMBO_TAG_A: case GUMBO_TAG_ABBR: case GUMBO_TAG_B: case GUMBO_TAG_BDI: case GUMBO_TAG_BDO:
+    case GUMBO_TAG_CITE: case GUMBO_TAG_CODE: case GUMBO_TAG_DATA: case GUMBO_TAG_DFN: case GUMBO_TAG_EM:
+    case GUMBO_TAG_FONT: case GUMBO_TAG_I: case GUMBO_TAG_KBD: case GUMBO_TAG_MARK: case GUMBO_TAG_Q:
+    case GUMBO_TAG_S: case GUMBO_TAG_SAMP: case GUMBO_TAG_SMALL: case GUMBO_TAG_SPAN: case GUMBO_TAG_STRIKE:
+    case GUMBO_TAG_STRONG: case GUMBO_TAG_SUB: case GUMBO_TAG_SUP: case GUMBO_TAG_TIME: case GUMBO_TAG_TT:
+    case GUMBO_TAG_U: case GUMBO_TAG_VAR:
+      return true;
+    default:
+      return false;
+  }
+}
+
 void collect_text(const GumboNode* node, std::string& out) {
   if (node->type == GUMBO_NODE_TEXT || node->type == GUMBO_NODE_WHITESPACE || node->type == GUMBO_NODE_CDATA) {
     out += node->v.text.text;
@@ -201,14 +215,15 @@ void collect_text(const GumboNode* node, std::string& out) {
   if (node->type != GUMBO_NODE_ELEMENT && node->type != GUMBO_NODE_DOCUMENT) return;
   if (node->type == GUMBO_NODE_ELEMENT) {
     const auto tag = node->v.element.tag;
-    if (tag == GUMBO_TAG_SCRIPT || tag == GUMBO_TAG_STYLE || tag == GUMBO_TAG_TEMPLATE) return;
+    // Code blocks are noise in a snippet or a quote, like scripts.
+    if (tag == GUMBO_TAG_SCRIPT || tag == GUMBO_TAG_STYLE || tag == GUMBO_TAG_TEMPLATE || tag == GUMBO_TAG_PRE) return;
   }
   const GumboVector& children =
       node->type == GUMBO_NODE_DOCUMENT ? node->v.document.children : node->v.element.children;
-  for (unsigned i = 0; i < children.length; ++i) {
-    collect_text(static_cast<const GumboNode*>(children.data[i]), out);
-    if (node->type == GUMBO_NODE_ELEMENT) out.push_back(' ');  // block boundaries read as spaces
-  }
+  for (unsigned i = 0; i < children.length; ++i) collect_text(static_cast<const GumboNode*>(children.data[i]), out);
+  // Block boundaries and line breaks read as spaces; inline markup (<i>, <a>, <code>) joins
+  // its text to the neighbours', so "for <i>everything</i>?" stays "for everything?".
+  if (node->type == GUMBO_NODE_ELEMENT && !inline_tag(node->v.element.tag)) out.push_back(' ');
 }
 
 }  // namespace
@@ -239,6 +254,21 @@ std::string truncate_utf8(std::string_view text, std::size_t max_bytes) {
   std::string out(s.substr(0, cut));
   while (!out.empty() && out.back() == ' ') out.pop_back();
   return out + "\xE2\x80\xA6";
+}
+
+std::string excerpt(std::string_view text, std::size_t max_bytes) {
+  const std::string t = collapse_whitespace(text);
+  if (t.size() <= max_bytes) return t;
+  constexpr std::size_t kEllipsis = 3;
+  // The last sentence end (".", "!" or "?" before a space) that fits.
+  std::size_t end = 0;
+  for (std::size_t i = 0; i + 1 < t.size() && i + 1 <= max_bytes; ++i)
+    if ((t[i] == '.' || t[i] == '!' || t[i] == '?') && t[i + 1] == ' ') end = i + 1;
+  if (end * 5 >= max_bytes * 2) return t.substr(0, end);  // at least 40% of the room
+  std::size_t cut = t.rfind(' ', max_bytes > kEllipsis ? max_bytes - kEllipsis : 0);
+  if (cut == std::string::npos || cut * 2 < max_bytes) return truncate_utf8(t, max_bytes > kEllipsis ? max_bytes - kEllipsis : 0);
+  while (cut > 0 && (t[cut - 1] == ',' || t[cut - 1] == ';' || t[cut - 1] == ':' || t[cut - 1] == ' ')) --cut;
+  return t.substr(0, cut) + "\xE2\x80\xA6";
 }
 
 namespace {

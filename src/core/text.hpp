@@ -25,13 +25,17 @@ std::string printable_line(std::string_view s);
 // The same without touching whitespace: controls, bidi overrides and invalid bytes go,
 // spaces, tabs and line breaks stay where they were.
 std::string strip_controls(std::string_view s);
-// Text content of an HTML fragment with entities decoded (gumbo), whitespace collapsed.
+// Text content of an HTML fragment with entities decoded (gumbo), whitespace collapsed;
+// scripts, styles and code blocks (<pre>) left out.
 std::string html_to_text(std::string_view html);
 // Characters (code points) in valid UTF-8: what a length limit means to a person.
 std::size_t utf8_length(std::string_view s);
 // Truncates to at most max_bytes without splitting a UTF-8 sequence; appends "…" when cut.
 // Registered secrets are redacted first (core/redact.hpp): a cut secret would leak its prefix.
 std::string truncate_utf8(std::string_view s, std::size_t max_bytes);
+// A quotable excerpt of at most max_bytes (whitespace collapsed): whole sentences when the
+// first ones fill a fair part of it, else cut at a word with "…".
+std::string excerpt(std::string_view text, std::size_t max_bytes);
 // Terminal columns the text takes (wide CJK and emoji count two, combining marks none).
 std::size_t display_width(std::string_view s);
 // The longest prefix that fits in `columns`, with "…" when cut: for table cells.

@@ -199,6 +199,7 @@ model::Report research_subrun(const SubRunContext& ctx, std::stop_token stop) {
   spec.window = ctx.window;
   spec.sources = ctx.sources;
   spec.now = ctx.now;
+  spec.comments = false;  // a sub-run's items are counted and cited, never quoted
   const pipeline::ResearchEnv env{*ctx.config, fetcher, ctx.deadline, std::move(stop)};
   return pipeline::run_research(spec, env);
 }

@@ -25,12 +25,23 @@ struct Scores {
   double final = 0;       // 0..100
 };
 
+// A top-level comment (on Stack Exchange: an answer) quoted from an item's discussion.
+struct Comment {
+  std::optional<std::string> author;  // absent when the account is gone
+  std::string text;                   // plain text, whitespace collapsed
+  std::optional<double> score;        // points or votes; absent where hidden (Hacker News)
+  std::optional<std::string> url;     // the comment itself
+  std::optional<int> replies;         // replies below it, where the platform shows them
+};
+
 struct Sighting {  // a folded duplicate or cross-post, with its own evidence
   std::string source;
   std::string url;
   std::string title;
   std::optional<std::string> discussion_url;
   std::vector<Engagement> engagement;
+  std::string id{};                  // the folded item's id
+  std::vector<Comment> comments{};   // its own discussion's, when read (pipeline/comments)
 };
 
 struct Item {
@@ -49,6 +60,7 @@ struct Item {
   std::vector<Sighting> also_seen;
   // With --store: 0 = new to this topic; N = first seen N runs of this topic ago.
   std::optional<int> seen_before;
+  std::vector<Comment> comments;  // the best items only, most engaged first (pipeline/comments)
 
   // Pipeline bookkeeping: which (source, sub-query) streams found it, and where.
   // Folded duplicates bring their own hits along, so fusion sees cross-source agreement.

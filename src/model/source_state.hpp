@@ -35,6 +35,11 @@ struct SourceStatus {
   std::string reason;    // empty = null in JSON
   long elapsed_ms = 0;
   int requests = 0;
+  // Comments of the run's best items: threads asked, threads that could not be read and
+  // why. A failed thread never changes the state: the item just has no quotes.
+  int comment_threads = 0;
+  int comment_failures = 0;
+  std::string comments_reason{};
 };
 
 }  // namespace model

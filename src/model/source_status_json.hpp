@@ -11,7 +11,8 @@
 
 namespace model {
 
-// {"<id>": {"state", "items", "reason" (null when empty), "elapsed_ms"}}
+// {"<id>": {"state", "items", "reason" (null when empty), "elapsed_ms"[, "comments"]}};
+// "comments" {"threads", "failed", "reason"} only when comment threads were fetched.
 template <typename Json = nlohmann::ordered_json>
 Json source_status_json(const std::map<std::string, SourceStatus>& status) {
   Json out = Json::object();
@@ -20,6 +21,11 @@ Json source_status_json(const std::map<std::string, SourceStatus>& status) {
                {"items", st.items},
                {"reason", st.reason.empty() ? Json(nullptr) : Json(st.reason)},
                {"elapsed_ms", st.elapsed_ms}};
+  for (const auto& [id, st] : status)
+    if (st.comment_threads > 0)
+      out[id]["comments"] = {{"threads", st.comment_threads},
+                             {"failed", st.comment_failures},
+                             {"reason", st.comments_reason.empty() ? Json(nullptr) : Json(st.comments_reason)}};
   return out;
 }
 

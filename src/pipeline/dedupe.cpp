@@ -147,7 +147,7 @@ struct Bucket {
 // Moves from dup: a folded item is dropped, and nothing reads its fields again.
 void fold_into(model::Item& keep, model::Item& dup) {
   keep.also_seen.push_back({std::move(dup.source), std::move(dup.url), std::move(dup.title),
-                            std::move(dup.discussion_url), std::move(dup.engagement)});
+                            std::move(dup.discussion_url), std::move(dup.engagement), std::move(dup.id)});
   for (auto& s : dup.also_seen) keep.also_seen.push_back(std::move(s));
   for (auto& h : dup.hits) keep.hits.push_back(std::move(h));
 }

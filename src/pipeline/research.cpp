@@ -6,6 +6,7 @@
 
 #include "core/log.hpp"
 #include "core/redact.hpp"
+#include "pipeline/comments.hpp"
 #include "pipeline/plan.hpp"
 #include "pipeline/stages.hpp"
 
@@ -142,6 +143,7 @@ model::Report run_research(const ResearchSpec& spec, const ResearchEnv& env) {
   }
   report.source_status = std::move(fetched.status);
   report.items = std::move(c.items);
+  if (spec.comments) attach_comments(report, spec.sources, env);  // 12b
   report.outcome = decide_outcome(report.items, report.source_status, report.warnings);  // 13
   return report;
 }

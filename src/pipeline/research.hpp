@@ -29,6 +29,7 @@ struct ResearchSpec {
   std::optional<model::Plan> host_plan;
   std::vector<const sources::Source*> sources;
   core::UnixSeconds now = 0;
+  bool comments = true;  // quote the best items' discussions (discovery sub-runs only count items)
 };
 
 // One source starting or finishing inside a run (the progress hook's event).

@@ -61,6 +61,7 @@ h3{font-size:1rem;margin:0 0 .25rem}
 table.compare{border-collapse:collapse;font-size:.875rem;background:var(--card)}
 .compare th,.compare td{border:1px solid var(--line);padding:.25rem .6rem;text-align:left;vertical-align:top}
 .compare td.bad{color:var(--bad)}
+blockquote{margin:.3rem 0 .3rem .25rem;padding-left:.6rem;border-left:3px solid var(--line);font-size:.9rem}
 @media (max-width:30rem){main{padding:.6rem}h1{font-size:1.25rem}article{padding:.6rem .7rem}}
 )CSS";
 
@@ -129,8 +130,10 @@ std::string badges(const model::Report& r) {
   std::string out = "<ul class=\"badges\" aria-label=\"sources\">\n";
   for (const auto& [id, st] : r.source_status) {
     const std::string state(model::to_string(st.state));
-    out += fmt::format("<li class=\"badge {}\" title=\"{}\">{} <b>{}</b> · {}</li>\n", tone(st.state),
-                       st.reason.empty() ? html::text(state) : html::text(st.reason), html::text(id), html::text(state), st.items);
+    const std::string note = comments_note(st);
+    const std::string title = st.reason.empty() && note.empty() ? state : st.reason + (st.reason.empty() || note.empty() ? "" : "; ") + note;
+    out += fmt::format("<li class=\"badge {}\" title=\"{}\">{} <b>{}</b> · {}</li>\n", tone(st.state), html::text(title),
+                       html::text(id), html::text(state), st.items);
   }
   return out + "</ul>\n";
 }
@@ -225,6 +228,16 @@ std::string engagement_chart(const model::Report& r, const Palette& pal) {
   return out + "</figure>\n";
 }
 
+// What people said in one thread: one or two quotes, each linked to its comment.
+void quotes(std::string& out, const std::vector<model::Comment>& comments, const std::string& source) {
+  for (std::size_t q = 0; q < comments.size() && q < kQuotesPerItem; ++q) {
+    const auto& c = comments[q];
+    const std::string who = quote_attribution(c, source);
+    out += fmt::format("<blockquote>\u201c{}\u201d <span class=\"meta\">\u2014 {}</span></blockquote>",
+                       html::text(core::excerpt(c.text, kQuoteBytes)), c.url ? html::link(*c.url, who) : html::text(who));
+  }
+}
+
 std::string item_html(const model::Item& it) {
   std::string out = "<li>" + html::link(it.url, it.title);
   std::string meta = html::text(it.source);
@@ -237,10 +250,12 @@ std::string item_html(const model::Item& it) {
   out += "<div class=\"meta\">" + meta;
   if (it.discussion_url) out += " · " + html::link(*it.discussion_url, "discussion");
   out += "</div>";
+  quotes(out, it.comments, it.source);
   for (const auto& s : it.also_seen) {
     const std::string se = engagement_summary(s.engagement);
     out += "<div class=\"also\">also on " + html::text(s.source) + (se.empty() ? "" : " · " + html::text(se)) + ": " +
            html::link(s.discussion_url ? *s.discussion_url : s.url, s.title.empty() ? s.url : s.title) + "</div>";
+    quotes(out, s.comments, s.source);
   }
   if (!it.snippet.empty()) out += "<div class=\"snip\">" + html::text(core::truncate_utf8(it.snippet, 400)) + "</div>";
   return out + "</li>\n";

@@ -26,6 +26,16 @@ ojson window_object(const model::Window& w) {
   return {{"from", core::format_date(w.from)}, {"to", core::format_date(w.to)}, {"days", w.days}};
 }
 
+ojson comments_json(const std::vector<model::Comment>& comments) {
+  ojson out = ojson::array();
+  for (const auto& c : comments) {
+    ojson one{{"author", opt(c.author)}, {"text", c.text}, {"score", c.score ? number(*c.score) : ojson(nullptr)}, {"url", opt(c.url)}};
+    if (c.replies) one["replies"] = *c.replies;
+    out.push_back(std::move(one));
+  }
+  return out;
+}
+
 }  // namespace
 
 ojson item_json(const model::Item& it) {
@@ -36,6 +46,7 @@ ojson item_json(const model::Item& it) {
     ojson se = ojson::object();
     for (const auto& e : s.engagement) se[e.field] = number(e.value);
     also.push_back({{"source", s.source}, {"url", s.url}, {"title", s.title}, {"discussion_url", opt(s.discussion_url)}, {"engagement", se}});
+    if (!s.comments.empty()) also.back()["comments"] = comments_json(s.comments);
   }
   ojson j{{"id", it.id},
           {"source", it.source},
@@ -59,6 +70,7 @@ ojson item_json(const model::Item& it) {
     j["seen_before"] = *it.seen_before > 0;
     j["seen_runs_ago"] = *it.seen_before;  // runs of this topic since it was first seen
   }
+  if (!it.comments.empty()) j["comments"] = comments_json(it.comments);
   return j;
 }
 

@@ -48,6 +48,16 @@ std::string discovery_compact(const model::DiscoveryReport& r);
 std::string discovery_markdown(const model::DiscoveryReport& r);
 std::string nominations_compact(const std::string& bundle_id, const std::vector<model::Topic>& topics, const std::string& path);
 
+// Who said it and how it was received: "dpercy, 17 points", "an answer, 12 votes",
+// "silbak04, 14 replies" (Hacker News hides comment points).
+std::string quote_attribution(const model::Comment& c, std::string_view source);
+// Why some of a source's threads have no quotes ("comments unavailable for 1 of 3
+// threads: unreachable: HTTP 503 from upstream"), or "" when every thread was read.
+std::string comments_note(const model::SourceStatus& st);
+// Quotes shown under an item in the briefs, and the room each gets.
+constexpr std::size_t kQuotesPerItem = 2;
+constexpr std::size_t kQuoteBytes = 220;
+
 // Shared by the text renderers.
 std::string engagement_summary(const std::vector<model::Engagement>& engagement);  // "812 points · 411 comments"
 std::string human_number(double v);                       // 1234 -> "1.2k"

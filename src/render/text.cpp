@@ -62,7 +62,38 @@ std::string history_summary(const model::Report& r) {
                      r.history->last_run_at ? core::format_iso8601(*r.history->last_run_at) : "an unknown time");
 }
 
+std::string comments_note(const model::SourceStatus& st) {
+  if (st.comment_failures == 0) return {};
+  return fmt::format("comments unavailable for {} of {} {}: {}", st.comment_failures, st.comment_threads,
+                     st.comment_threads == 1 ? "thread" : "threads", st.comments_reason);
+}
+
+std::string quote_attribution(const model::Comment& c, std::string_view source) {
+  std::string out = c.author ? *c.author : std::string(source == "stackexchange" ? "an answer" : "a deleted account");
+  if (c.score) {
+    const bool one = std::fabs(*c.score) == 1;
+    out += fmt::format(", {} {}", human_number(*c.score),
+                       source == "stackexchange" ? (one ? "vote" : "votes") : (one ? "point" : "points"));
+  } else if (c.replies && *c.replies > 0) {
+    out += fmt::format(", {} {}", *c.replies, *c.replies == 1 ? "reply" : "replies");
+  }
+  return out;
+}
+
 namespace {
+
+// The non-empty parts, separated.
+std::string joined(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (const auto& p : parts)
+    if (!p.empty()) out += (out.empty() ? "" : std::string(sep)) + p;
+  return out;
+}
+
+// “The quoted words, cut at a sentence” — who, how received.
+std::string quote_line(const model::Comment& c, std::string_view source) {
+  return fmt::format("\u201c{}\u201d \u2014 {}", core::excerpt(c.text, kQuoteBytes), quote_attribution(c, source));
+}
 
 std::string date_of(const model::Item& it) {
   return it.published_at ? core::format_date(*it.published_at) : std::string("undated");
@@ -104,10 +135,14 @@ void compact_story(std::string& out, std::size_t number, const model::Cluster& c
                        seen.empty() ? "" : " · " + seen);
     out += fmt::format("      {}\n", term::url(it->url));
     if (it->discussion_url) out += fmt::format("      discussion: {}\n", term::url(*it->discussion_url));
+    for (std::size_t q = 0; q < it->comments.size() && q < kQuotesPerItem; ++q)
+      out += "      " + term::text(quote_line(it->comments[q], it->source)) + "\n";
     for (const auto& s : it->also_seen) {
       const std::string se = engagement_summary(s.engagement);
       const std::string& where = s.discussion_url ? *s.discussion_url : s.url;
       out += fmt::format("      also on {}{}: {}\n", s.source, se.empty() ? "" : " · " + se, term::url(where));
+      for (std::size_t q = 0; q < s.comments.size() && q < kQuotesPerItem; ++q)
+        out += "        " + term::text(quote_line(s.comments[q], s.source)) + "\n";
     }
   }
   if (c.items.size() > kItemsPerCluster) out += fmt::format("      (+{} more)\n", c.items.size() - kItemsPerCluster);
@@ -127,6 +162,8 @@ std::string research_compact(const model::Report& r) {
   for (const auto& [id, st] : r.source_status)
     if (model::is_degraded(st.state) || st.state == model::SourceState::skipped_unconfigured)
       out += fmt::format("  {}: {} — {}\n", id, model::to_string(st.state), term::text(st.reason));
+  for (const auto& [id, st] : r.source_status)
+    if (const std::string note = comments_note(st); !note.empty()) out += fmt::format("  {}: {}\n", id, term::text(note));
   out += "\n";
   const bool any_answered = model::any_answered(r.source_status);
   if (r.outcome == model::Outcome::nothing_solid && any_answered)
@@ -161,6 +198,16 @@ void md_story(std::string& out, std::string_view level, std::size_t number, cons
                        date_of(*it), it->discussion_url ? " · " + md::link("discussion", *it->discussion_url) : "",
                        seen.empty() ? "" : " · *" + md::text(seen) + "*");
     if (!it->snippet.empty()) out += fmt::format("  > {}\n", md::text(core::truncate_utf8(it->snippet, 240)));
+    auto quotes = [&](const std::vector<model::Comment>& comments, const std::string& source, bool say_where) {
+      for (std::size_t q = 0; q < comments.size() && q < kQuotesPerItem; ++q) {
+        const auto& cm = comments[q];
+        const std::string who = quote_attribution(cm, source) + (say_where ? " on " + source : "");
+        out += fmt::format("  - \u201c{}\u201d \u2014 {}\n", md::text(core::excerpt(cm.text, kQuoteBytes)),
+                           cm.url ? md::link(who, *cm.url) : md::text(who));
+      }
+    };
+    quotes(it->comments, it->source, false);
+    for (const auto& s : it->also_seen) quotes(s.comments, s.source, true);
   }
   out += "\n";
 }
@@ -175,7 +222,8 @@ std::string research_markdown(const model::Report& r) {
   if (const auto h = history_summary(r); !h.empty()) out += "History: " + h + "\n\n";
   out += "| source | state | items | note |\n|---|---|---|---|\n";
   for (const auto& [id, st] : r.source_status)
-    out += fmt::format("| {} | {} | {} | {} |\n", id, model::to_string(st.state), st.items, md::text(st.reason));
+    out += fmt::format("| {} | {} | {} | {} |\n", id, model::to_string(st.state), st.items,
+                       md::text(joined({st.reason, comments_note(st)}, "; ")));
   out += "\n";
   if (!model::any_answered(r.source_status))
     out += "**No source could be asked**, so there is nothing to report.\n\n";
@@ -248,11 +296,6 @@ std::vector<TableRow> comparison_table(const model::Comparison& c) {
 
 namespace {
 
-std::string joined(const std::vector<std::string>& parts, std::string_view sep) {
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : std::string(sep)) + p;
-  return out;
-}
 
 constexpr std::size_t kMaxColumn = 24;
 

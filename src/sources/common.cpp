@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <unordered_map>
 
+#include "core/parallel.hpp"
 #include "core/text.hpp"
 
 namespace sources {
@@ -48,6 +49,34 @@ int severity(SourceState s) {
     case SourceState::error: return 1;
     default: return 0;
   }
+}
+
+// Inline markdown: [text](url) and ![alt](url) keep their text; emphasis and code marks go.
+std::string strip_inline(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t open = s[i] == '[' ? i : (s[i] == '!' && i + 1 < s.size() && s[i + 1] == '[' ? i + 1 : s.npos);
+    if (open != s.npos) {
+      const std::size_t close = s.find(']', open + 1);
+      if (close != s.npos && close + 1 < s.size() && s[close + 1] == '(') {
+        const std::size_t end = s.find(')', close + 2);
+        if (end != s.npos && s.substr(open + 1, close - open - 1).find('\n') == s.npos) {
+          out.append(s.substr(open + 1, close - open - 1));
+          i = end + 1;
+          continue;
+        }
+      }
+    }
+    const std::string_view two = s.substr(i, 2);
+    if (two == "**" || two == "~~") {  // not "__": Python dunders are far commoner than that emphasis
+      i += 2;
+      continue;
+    }
+    if (s[i] != '`') out.push_back(s[i]);
+    ++i;
+  }
+  return out;
 }
 
 }  // namespace
@@ -245,6 +274,58 @@ std::optional<nlohmann::json> parse_capped(std::string_view body) {
 }
 
 }  // namespace
+
+std::string markdown_to_text(std::string_view md) {
+  std::string kept;
+  bool fenced = false;
+  std::size_t pos = 0;
+  while (pos <= md.size()) {
+    std::size_t nl = md.find('\n', pos);
+    if (nl == std::string_view::npos) nl = md.size();
+    std::string_view line = core::trim(md.substr(pos, nl - pos));
+    pos = nl + 1;
+    if (line.substr(0, 3) == "```" || line.substr(0, 3) == "~~~") {
+      fenced = !fenced;
+      continue;
+    }
+    if (fenced) continue;  // code is noise in a one-paragraph snippet
+    if (!line.empty() && line.find_first_not_of("|-: ") == std::string_view::npos) continue;  // table rule
+    while (!line.empty() && (line.front() == '#' || line.front() == '>')) line = core::trim(line.substr(1));
+    if (line.size() > 1 && (line[0] == '-' || line[0] == '*' || line[0] == '+') && line[1] == ' ')
+      line = core::trim(line.substr(2));
+    if (line.substr(0, 3) == "[ ]" || line.substr(0, 3) == "[x]" || line.substr(0, 3) == "[X]")
+      line = core::trim(line.substr(3));
+    std::string text = strip_inline(line);
+    if (!line.empty() && line.front() == '|') std::replace(text.begin(), text.end(), '|', ' ');  // table row
+    kept.append(text);
+    kept.push_back('\n');
+  }
+  return core::html_to_text(kept);
+}
+
+std::vector<Fetched> fetch_concurrently(Env& env, std::vector<Call> calls, std::size_t max_parallel) {
+  std::vector<Fetched> out(calls.size());
+  core::parallel_for(calls.size(), max_parallel, [&](std::size_t i) {
+    out[i] = fetch(env, std::move(calls[i].url), calls[i].expect, std::move(calls[i].headers));
+  });
+  return out;
+}
+
+std::string thread_failure(const Failure& f) { return fmt::format("{}: {}", model::to_string(f.state), f.reason); }
+
+std::string_view platform_id(std::string_view id, std::string_view source) {
+  if (id.size() <= source.size() + 1 || !id.starts_with(source) || id[source.size()] != ':') return {};
+  return id.substr(source.size() + 1);
+}
+
+bool bot_author(std::string_view name) {
+  name = core::trim(name);
+  const std::string n = core::lower_ascii(name);
+  if (n == "automoderator") return true;
+  if (n.ends_with("-bot") || n.ends_with("_bot") || name.ends_with("Bot")) return true;  // RemindMeBot, repost_bot
+  // "sneakpeekbot", but not a person called Talbot or a robot enthusiast.
+  return n.size() >= 8 && n.ends_with("bot") && !n.ends_with("robot") && !n.ends_with("abbot");
+}
 
 std::optional<nlohmann::json> parse_json(const std::string& body, Failure* failure) {
   auto doc = parse_capped(body);

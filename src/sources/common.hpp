@@ -37,6 +37,32 @@ Fetched fetch(Env& env, std::string url, Expect expect, std::vector<http::Header
 // smaller): the rest are skipped while parsing, so a 30 MB answer never becomes a 300 MB tree.
 constexpr std::size_t kMaxArrayElements = 1000;
 
+// One of a source's independent requests.
+struct Call {
+  std::string url;
+  Expect expect = Expect::json;
+  std::vector<http::Header> headers;
+};
+// Sends a source's independent requests concurrently (at most max_parallel in flight from
+// this call) and returns their results in call order. Politeness still holds: the HTTP
+// client spaces requests to paced hosts (Reddit 1 s, arXiv 3 s) whichever thread sends them.
+// The threads are joined before it returns, and each request ends by env.deadline (or
+// env.stop), so the call does too.
+std::vector<Fetched> fetch_concurrently(Env& env, std::vector<Call> calls, std::size_t max_parallel = 6);
+
+// The reason a thread could not be read, for Thread::failure.
+std::string thread_failure(const Failure& f);
+
+// Markdown (GitHub issues, Reddit comments, with inline HTML) as plain prose: code blocks,
+// table rules and list marks go, link texts stay, entities are decoded.
+std::string markdown_to_text(std::string_view md);
+
+// The platform's own id in an item id ("hackernews:123" -> "123"), empty when not this source's.
+std::string_view platform_id(std::string_view item_id, std::string_view source);
+
+// Comment authors that are not people: AutoModerator and accounts named like bots.
+bool bot_author(std::string_view name);
+
 // Parses a JSON body; on failure returns schema-drift with the parser's reason.
 std::optional<nlohmann::json> parse_json(const std::string& body, Failure* failure);
 
@@ -79,5 +105,7 @@ std::optional<core::UnixSeconds> unix_time(std::optional<double> seconds);
 
 // Snippets are short: the brief quotes, it does not reprint.
 constexpr std::size_t kSnippetBytes = 400;
+// A comment's text is kept up to this much (the briefs quote an excerpt of it).
+constexpr std::size_t kCommentBytes = 1200;
 
 }  // namespace sources

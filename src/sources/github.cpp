@@ -41,63 +41,6 @@ std::optional<std::string> login(const json& obj, std::string_view key) {
   return name && !name->empty() ? name : std::nullopt;
 }
 
-// Inline markdown: [text](url) and ![alt](url) keep their text; emphasis and code marks go.
-std::string strip_inline(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size();) {
-    const std::size_t open = s[i] == '[' ? i : (s[i] == '!' && i + 1 < s.size() && s[i + 1] == '[' ? i + 1 : s.npos);
-    if (open != s.npos) {
-      const std::size_t close = s.find(']', open + 1);
-      if (close != s.npos && close + 1 < s.size() && s[close + 1] == '(') {
-        const std::size_t end = s.find(')', close + 2);
-        if (end != s.npos && s.substr(open + 1, close - open - 1).find('\n') == s.npos) {
-          out.append(s.substr(open + 1, close - open - 1));
-          i = end + 1;
-          continue;
-        }
-      }
-    }
-    const std::string_view two = s.substr(i, 2);
-    if (two == "**" || two == "~~") {  // not "__": Python dunders are far commoner than that emphasis
-      i += 2;
-      continue;
-    }
-    if (s[i] != '`') out.push_back(s[i]);
-    ++i;
-  }
-  return out;
-}
-
-// Issue bodies are GitHub-flavoured markdown with inline HTML: keep the prose only.
-std::string markdown_to_text(std::string_view md) {
-  std::string kept;
-  bool fenced = false;
-  std::size_t pos = 0;
-  while (pos <= md.size()) {
-    std::size_t nl = md.find('\n', pos);
-    if (nl == std::string_view::npos) nl = md.size();
-    std::string_view line = core::trim(md.substr(pos, nl - pos));
-    pos = nl + 1;
-    if (line.substr(0, 3) == "```" || line.substr(0, 3) == "~~~") {
-      fenced = !fenced;
-      continue;
-    }
-    if (fenced) continue;  // code is noise in a one-paragraph snippet
-    if (!line.empty() && line.find_first_not_of("|-: ") == std::string_view::npos) continue;  // table rule
-    while (!line.empty() && (line.front() == '#' || line.front() == '>')) line = core::trim(line.substr(1));
-    if (line.size() > 1 && (line[0] == '-' || line[0] == '*' || line[0] == '+') && line[1] == ' ')
-      line = core::trim(line.substr(2));
-    if (line.substr(0, 3) == "[ ]" || line.substr(0, 3) == "[x]" || line.substr(0, 3) == "[X]")
-      line = core::trim(line.substr(3));
-    std::string text = strip_inline(line);
-    if (!line.empty() && line.front() == '|') std::replace(text.begin(), text.end(), '|', ' ');  // table row
-    kept.append(text);
-    kept.push_back('\n');
-  }
-  return core::html_to_text(kept);
-}
-
 std::optional<core::UnixSeconds> created(const json& obj) { return core::parse_iso8601(str(obj, "created_at")); }
 
 std::optional<model::Item> parse_repo(const json& r) {

@@ -1,6 +1,9 @@
 // Hacker News through the Algolia search API (hn.algolia.com/api/v1).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/text.hpp"
 #include "sources/common.hpp"
 
@@ -49,6 +52,60 @@ void collect(const Fetched& f, int subquery, ResultBuilder& out) {
     if (auto item = parse_hit(hit)) out.add(std::move(*item), subquery, rank++);
 }
 
+// ---- comments: /items/{id} is the whole thread, comment text in HTML ----
+
+// Everything below a node, counted without recursion: a hostile thread can nest deeply.
+int descendants(const json& node) {
+  int n = 0;
+  std::vector<const json*> stack{&node};
+  while (!stack.empty()) {
+    const json* cur = stack.back();
+    stack.pop_back();
+    auto it = cur->find("children");
+    if (it == cur->end() || !it->is_array()) continue;
+    for (const auto& c : *it)
+      if (c.is_object()) ++n, stack.push_back(&c);
+  }
+  return n;
+}
+
+bool numeric_id(std::string_view id) {
+  return !id.empty() && id.size() <= 12 && std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The story's top-level comments, the most discussed first (Algolia hides comment points).
+Thread parse_thread(const Fetched& f, int per_item) {
+  Thread t;
+  if (f.failure) return {{}, thread_failure(*f.failure)};
+  Failure bad{};
+  auto doc = parse_json(f.response.body, &bad);
+  if (!doc) return {{}, thread_failure(bad)};
+  if (!doc->is_object() || !doc->contains("children") || !(*doc)["children"].is_array())
+    return {{}, thread_failure({model::SourceState::schema_drift, "thread has no 'children' array"})};
+  for (const auto& child : (*doc)["children"]) {
+    if (!child.is_object()) continue;
+    if (const std::string type = str(child, "type"); !type.empty() && type != "comment") continue;
+    const auto author = opt_str(child, "author");  // null on deleted comments
+    const std::string text = core::html_to_text(str(child, "text"));
+    if (!author || author->empty() || bot_author(*author) || text.empty() || text == "[deleted]" || text == "[flagged]" ||
+        text == "[dead]")
+      continue;
+    model::Comment c;
+    c.author = author;
+    c.text = core::truncate_utf8(text, kCommentBytes);
+    if (auto points = num(child, "points"); points && std::isfinite(*points)) c.score = *points;
+    if (const std::string id = str(child, "id"); numeric_id(id)) c.url = "https://news.ycombinator.com/item?id=" + id;
+    c.replies = descendants(child);
+    t.comments.push_back(std::move(c));
+  }
+  std::stable_sort(t.comments.begin(), t.comments.end(), [](const model::Comment& a, const model::Comment& b) {
+    if (a.score.value_or(-1) != b.score.value_or(-1)) return a.score.value_or(-1) > b.score.value_or(-1);
+    return a.replies.value_or(0) > b.replies.value_or(0);
+  });
+  if (t.comments.size() > static_cast<std::size_t>(per_item)) t.comments.resize(static_cast<std::size_t>(per_item));
+  return t;
+}
+
 class HackerNews final : public Source {
  public:
   std::string_view id() const override { return "hackernews"; }
@@ -72,6 +129,26 @@ class HackerNews final : public Source {
       collect(fetch(env, url, Expect::json), 0, out);
     }
     return out.finish();
+  }
+
+  bool has_comments() const override { return true; }
+
+  std::vector<Thread> comments(const CommentQuery& q, Env& env) const override {
+    std::vector<Call> calls;
+    std::vector<std::size_t> asked;  // query index of each call
+    std::vector<Thread> out(q.items.size());
+    for (std::size_t i = 0; i < q.items.size(); ++i) {
+      const std::string_view id = platform_id(q.items[i], "hackernews");
+      if (!numeric_id(id)) {
+        out[i].failure = "not a Hacker News story id";
+        continue;
+      }
+      calls.push_back({fmt::format("{}/items/{}", kBase, id), Expect::json, {}});
+      asked.push_back(i);
+    }
+    auto fetched = fetch_concurrently(env, std::move(calls), 4);
+    for (std::size_t k = 0; k < fetched.size(); ++k) out[asked[k]] = parse_thread(fetched[k], q.per_item);
+    return out;
   }
 
   bool has_listing() const override { return true; }

@@ -90,3 +90,94 @@ TEST(HackerNews, HostileListingAnswersEndInAState) {
       .valid(kSearch)
       .run();
 }
+
+// ---- comments ----
+
+namespace {
+
+sources::CommentQuery thread_query(std::vector<std::string> ids, int per_item = 3) { return {std::move(ids), per_item}; }
+
+}  // namespace
+
+TEST(HackerNewsComments, RealThreadGivesTheMostDiscussedTopLevelCommentsAsPlainText) {
+  FixtureFetcher f;
+  f.on_body("/api/v1/items/8828543", fixture("real/hackernews/items_8828543_2020.json"));
+  TestEnv t(f);
+  auto threads = hn().comments(thread_query({"hackernews:8828543"}), t.env);
+  ASSERT_EQ(f.urls(), (std::vector<std::string>{"https://hn.algolia.com/api/v1/items/8828543"}));
+  ASSERT_EQ(threads.size(), 1u);
+  ASSERT_FALSE(threads[0].failure) << *threads[0].failure;
+  const auto& c = threads[0].comments;
+  ASSERT_EQ(c.size(), 3u);
+  // Algolia hides comment points: the most replied-to top-level comments lead.
+  EXPECT_EQ(c[0].author, "higherpurpose");
+  EXPECT_EQ(c[0].replies, 13);
+  EXPECT_EQ(c[1].author, "forfengeligfaen");
+  EXPECT_EQ(c[1].replies, 10);
+  EXPECT_EQ(c[2].author, "josephg");
+  EXPECT_FALSE(c[0].score.has_value());
+  EXPECT_EQ(c[0].url, "https://news.ycombinator.com/item?id=8828749");
+  for (const auto& x : c) {
+    EXPECT_EQ(x.text.find('<'), std::string::npos) << x.text;
+    EXPECT_EQ(x.text.find("&#x"), std::string::npos) << x.text;
+    EXPECT_EQ(x.text.find("&quot;"), std::string::npos) << x.text;
+  }
+  EXPECT_NE(c[0].text.find("MITM'ed"), std::string::npos) << "&#x27; decoded: " << c[0].text;
+}
+
+TEST(HackerNewsComments, SkipsDeletedEmptyFlaggedAndBotCommentsAndDecodesMarkup) {
+  FixtureFetcher f;
+  f.on_body("/items/1", R"({"id":1,"type":"story","children":[
+    {"id":2,"type":"comment","author":null,"text":null,"children":[{"id":9,"type":"comment","author":"x","text":"<p>reply</p>","children":[]}]},
+    {"id":3,"type":"comment","author":"a","text":"","children":[]},
+    {"id":4,"type":"comment","author":"b","text":"[flagged]","children":[]},
+    {"id":5,"type":"comment","author":"HNStatusBot","text":"<p>up</p>","children":[]},
+    {"id":6,"type":"comment","author":"c","text":"<p>Use <i>Arc&lt;Mutex&lt;T&gt;&gt;</i> &amp; <a href=\"https://x.example\">docs</a>.</p><pre><code>fn main() {}</code></pre><p>Done.</p>","children":[]},
+    {"id":7,"type":"pollopt","author":"d","text":"yes","children":[]},
+    "not an object"
+  ]})");
+  TestEnv t(f);
+  auto threads = hn().comments(thread_query({"hackernews:1"}), t.env);
+  ASSERT_EQ(threads[0].comments.size(), 1u);
+  EXPECT_EQ(threads[0].comments[0].author, "c");
+  EXPECT_EQ(threads[0].comments[0].text, "Use Arc<Mutex<T>> & docs. Done.");
+}
+
+TEST(HackerNewsComments, AFailedThreadSaysWhyAndTheOthersStillArrive) {
+  FixtureFetcher f;
+  f.on_body("/items/1", R"({"id":1,"children":[{"id":2,"type":"comment","author":"a","text":"<p>fine</p>","children":[]}]})");
+  f.on_body("/items/2", "<html><body>Service Unavailable</body></html>", "text/html", 503);
+  f.on_body("/items/3", R"({"id":3,"children":)");
+  f.on_body("/items/4", R"({"id":4,"children":{"not":"an array"}})");
+  f.on_error("/items/5", http::NetError::timeout);
+  TestEnv t(f);
+  auto threads = hn().comments(thread_query({"hackernews:1", "hackernews:2", "hackernews:3", "hackernews:4", "hackernews:5",
+                                             "hackernews:../../etc"}),
+                               t.env);
+  ASSERT_EQ(threads.size(), 6u);
+  EXPECT_EQ(threads[0].comments.size(), 1u);
+  ASSERT_TRUE(threads[1].failure);
+  EXPECT_NE(threads[1].failure->find("HTTP 503"), std::string::npos) << *threads[1].failure;
+  ASSERT_TRUE(threads[2].failure);
+  EXPECT_NE(threads[2].failure->find("schema-drift"), std::string::npos) << *threads[2].failure;
+  ASSERT_TRUE(threads[3].failure);
+  EXPECT_NE(threads[3].failure->find("children"), std::string::npos);
+  ASSERT_TRUE(threads[4].failure);
+  EXPECT_NE(threads[4].failure->find("timeout"), std::string::npos);
+  ASSERT_TRUE(threads[5].failure) << "a foreign id never reaches a URL";
+  EXPECT_EQ(f.urls().size(), 5u);
+}
+
+TEST(HackerNewsComments, ADeeplyNestedThreadIsCountedWithoutRecursion) {
+  std::string nested = R"({"id":1,"children":[{"id":2,"type":"comment","author":"a","text":"<p>top</p>","children":[)";
+  constexpr int kDepth = 20000;
+  for (int i = 0; i < kDepth; ++i) nested += R"({"id":3,"author":"r","text":"x","children":[)";
+  for (int i = 0; i < kDepth; ++i) nested += "]}";
+  nested += "]}]}";
+  FixtureFetcher f;
+  f.on_body("/items/1", nested);
+  TestEnv t(f);
+  auto threads = hn().comments(thread_query({"hackernews:1"}), t.env);
+  ASSERT_EQ(threads[0].comments.size(), 1u) << (threads[0].failure ? *threads[0].failure : "");
+  EXPECT_EQ(threads[0].comments[0].replies, kDepth);
+}

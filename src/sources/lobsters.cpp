@@ -197,6 +197,73 @@ bool in_window(const model::Item& item, const model::Window& w) {
   return !item.published_at || w.contains(*item.published_at);
 }
 
+// ---- comments: /s/{short_id}.json carries the story with a flat "comments" list ----
+
+std::optional<std::string> commenter(const json& c) {
+  auto it = c.find("commenting_user");
+  if (it == c.end()) return std::nullopt;
+  if (it->is_string()) return it->get<std::string>();
+  if (it->is_object()) return opt_str(*it, "username");  // older API shape
+  return std::nullopt;
+}
+
+bool flag_set(const json& obj, std::string_view key) {
+  auto it = obj.find(key);
+  return it != obj.end() && ((it->is_boolean() && it->get<bool>()) || (it->is_number() && it->get<double>() != 0));
+}
+
+bool short_id(std::string_view id) {
+  return !id.empty() && id.size() <= 12 &&
+         std::all_of(id.begin(), id.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; });
+}
+
+Thread parse_thread(const Fetched& f, int per_item) {
+  if (f.failure) return {{}, thread_failure(*f.failure)};
+  Failure bad{};
+  auto doc = parse_json(f.response.body, &bad);
+  if (!doc) return {{}, thread_failure(bad)};
+  auto list = doc->is_object() ? doc->find("comments") : doc->end();
+  if (!doc->is_object() || list == doc->end() || !list->is_array())
+    return {{}, thread_failure({SourceState::schema_drift, "story has no 'comments' array"})};
+  // The list is flat: count every reply under its top-level ancestor.
+  std::unordered_map<std::string, std::string> parent_of;
+  for (const auto& c : *list)
+    if (c.is_object()) parent_of[str(c, "short_id")] = str(c, "parent_comment");
+  std::unordered_map<std::string, int> replies;
+  for (const auto& [id, parent] : parent_of) {
+    std::string top = id;
+    for (int hops = 0; hops < 64; ++hops) {  // a cycle in hostile data ends here
+      auto up = parent_of.find(top);
+      if (up == parent_of.end() || up->second.empty()) break;
+      top = up->second;
+    }
+    if (top != id) ++replies[top];
+  }
+  Thread t;
+  for (const auto& c : *list) {
+    if (!c.is_object() || !str(c, "parent_comment").empty()) continue;
+    if (auto depth = num(c, "depth"); depth && *depth > 0) continue;
+    if (flag_set(c, "is_deleted") || flag_set(c, "is_moderated")) continue;
+    const auto author = commenter(c);
+    std::string text = core::html_to_text(str(c, "comment"));
+    if (text.empty()) text = core::collapse_whitespace(str(c, "comment_plain"));
+    if (!author || author->empty() || bot_author(*author) || text.empty()) continue;
+    model::Comment out;
+    out.author = author;
+    out.text = core::truncate_utf8(text, kCommentBytes);
+    if (auto score = num(c, "score"); score && std::isfinite(*score)) out.score = *score;
+    std::string url = str(c, "url");
+    if (url.empty()) url = str(c, "short_id_url");
+    if (!url.empty()) out.url = std::move(url);
+    out.replies = replies[str(c, "short_id")];
+    t.comments.push_back(std::move(out));
+  }
+  std::stable_sort(t.comments.begin(), t.comments.end(),
+                   [](const model::Comment& a, const model::Comment& b) { return a.score.value_or(0) > b.score.value_or(0); });
+  if (t.comments.size() > static_cast<std::size_t>(per_item)) t.comments.resize(static_cast<std::size_t>(per_item));
+  return t;
+}
+
 class Lobsters final : public Source {
  public:
   std::string_view id() const override { return "lobsters"; }
@@ -231,6 +298,26 @@ class Lobsters final : public Source {
       }
     }
     return out.finish();
+  }
+
+  bool has_comments() const override { return true; }
+
+  std::vector<Thread> comments(const CommentQuery& q, Env& env) const override {
+    std::vector<Call> calls;
+    std::vector<std::size_t> asked;
+    std::vector<Thread> out(q.items.size());
+    for (std::size_t i = 0; i < q.items.size(); ++i) {
+      const std::string_view id = platform_id(q.items[i], "lobsters");
+      if (!short_id(id)) {
+        out[i].failure = "not a Lobsters story id";
+        continue;
+      }
+      calls.push_back({fmt::format("{}/s/{}.json", kBase, id), Expect::json, {}});
+      asked.push_back(i);
+    }
+    auto fetched = fetch_concurrently(env, std::move(calls), 4);
+    for (std::size_t k = 0; k < fetched.size(); ++k) out[asked[k]] = parse_thread(fetched[k], q.per_item);
+    return out;
   }
 
   bool has_listing() const override { return true; }

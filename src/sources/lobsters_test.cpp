@@ -240,3 +240,50 @@ TEST(Lobsters, HostileListingAnswersEndInAState) {
       .valid(fixture("lobsters/hottest_2026-11-28.json"))
       .run();
 }
+
+// ---- comments ----
+
+TEST(LobstersComments, RealStoryGivesTopLevelCommentsByScoreWithReplyCounts) {
+  FixtureFetcher f;
+  f.on_body("/s/tdfoqh.json", fixture("real/lobsters/s_tdfoqh_2025-02.json"));
+  TestEnv t(f);
+  const auto& src = *sources::find("lobsters");
+  ASSERT_TRUE(src.has_comments());
+  auto threads = src.comments({{"lobsters:tdfoqh"}, 3}, t.env);
+  ASSERT_EQ(f.urls(), (std::vector<std::string>{"https://lobste.rs/s/tdfoqh.json"}));
+  ASSERT_FALSE(threads[0].failure) << *threads[0].failure;
+  const auto& c = threads[0].comments;
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[0].author, "dpercy");
+  EXPECT_EQ(c[0].score, 17);
+  EXPECT_EQ(c[0].replies, 0);
+  EXPECT_EQ(c[0].url, "https://lobste.rs/s/tdfoqh/ranking_comments_by_sum_replies_scores#c_ncdsfc");
+  EXPECT_EQ(c[0].text.rfind("to avoid giving importance to superficial back-and-forth discussions Maybe take the max", 0), 0u)
+      << c[0].text;
+  EXPECT_EQ(c[1].author, "friendlysock");
+  EXPECT_EQ(c[1].replies, 1);
+  EXPECT_EQ(c[2].author, "kghose");
+  EXPECT_EQ(c[2].replies, 2) << "a reply to a reply counts under its top-level comment";
+}
+
+TEST(LobstersComments, SkipsDeletedModeratedAndRepliesAndSurvivesHostileTrees) {
+  FixtureFetcher f;
+  f.on_body("/s/abc123.json", R"({"short_id":"abc123","title":"t","comments":[
+    {"short_id":"c1","is_deleted":true,"is_moderated":false,"score":50,"parent_comment":null,"comment":"<p>gone</p>","commenting_user":"x"},
+    {"short_id":"c2","is_deleted":false,"is_moderated":true,"score":40,"parent_comment":null,"comment":"<p>spam</p>","commenting_user":"y"},
+    {"short_id":"c3","is_deleted":false,"is_moderated":false,"score":30,"parent_comment":"c4","depth":1,"comment":"<p>reply</p>","commenting_user":"z"},
+    {"short_id":"c4","is_deleted":false,"is_moderated":false,"score":"7","parent_comment":"c3","comment":"<p>a cycle</p>","commenting_user":{"username":"old-shape"}},
+    {"short_id":"c5","is_deleted":false,"is_moderated":false,"score":3,"parent_comment":null,"comment":"","comment_plain":"plain only","commenting_user":"p"},
+    {"short_id":"c6","score":9,"parent_comment":null,"comment":"<p>hi</p>"},
+    42
+  ]})");
+  f.on_body("/s/nocomm.json", R"({"short_id":"nocomm","title":"t"})");
+  TestEnv t(f);
+  auto threads = sources::find("lobsters")->comments({{"lobsters:abc123", "lobsters:nocomm", "lobsters:bad/../id"}, 5}, t.env);
+  ASSERT_EQ(threads.size(), 3u);
+  ASSERT_EQ(threads[0].comments.size(), 1u) << "deleted, moderated, replies and authorless comments are skipped";
+  EXPECT_EQ(threads[0].comments[0].text, "plain only");
+  ASSERT_TRUE(threads[1].failure);
+  EXPECT_NE(threads[1].failure->find("comments"), std::string::npos);
+  EXPECT_TRUE(threads[2].failure);
+}

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <unordered_map>
 #include <utility>
 
@@ -265,6 +266,7 @@ std::optional<Credentials> credentials(const core::Config& config) {
 struct Token {
   std::string value;
   std::optional<Failure> failure;
+  long lifetime_s = 3600;  // expires_in
 };
 
 // App-only OAuth (client_credentials). Reasons never echo the credentials or the token.
@@ -295,7 +297,8 @@ Token fetch_token(Env& env, const Credentials& c) {
   std::string token = str(*doc, "access_token");
   if (token.empty()) return prefixed({SourceState::schema_drift, "answer has no access_token"});
   core::redact::add_secret(token);  // a run-time credential: never printed, saved or recorded
-  return Token{std::move(token), std::nullopt};
+  const double lifetime = num(*doc, "expires_in").value_or(3600);
+  return Token{std::move(token), std::nullopt, std::isfinite(lifetime) ? static_cast<long>(std::clamp(lifetime, 0.0, 86400.0)) : 3600};
 }
 
 // One listing request (Atom or JSON) into the builder. Items outside `window` are dropped.
@@ -378,6 +381,108 @@ void finish_keyless(Env& env, SourceResult& result) {
   }
 }
 
+// One app-only token per HTTP session and credentials: a run's searches and comments, and
+// the entities of a comparison, share it instead of each spending a paced reddit.com
+// request. The lock is held while fetching so concurrent first users wait for one token.
+Token cached_token(Env& env, const Credentials& c, int& requests) {
+  struct Cache {
+    std::mutex mu;
+    std::uint64_t key = 0;
+    std::string token;
+    core::Clock::time_point expires;
+  };
+  static auto* cache = new Cache();  // leaked: abandoned discovery workers may use it at exit
+  const std::uint64_t key = core::fnv1a64(c.id + '\n' + c.secret, env.http.session());
+  std::lock_guard lock(cache->mu);
+  if (cache->key == key && core::Clock::now() < cache->expires) return Token{cache->token, std::nullopt};
+  ++requests;
+  Token t = fetch_token(env, c);
+  if (!t.failure) {
+    cache->key = key;
+    cache->token = t.value;
+    cache->expires = core::Clock::now() + std::chrono::seconds(t.lifetime_s > 120 ? t.lifetime_s - 60 : 60);
+  }
+  return t;
+}
+
+// ---- comments ----
+
+constexpr std::string_view kArcticComments = "https://arctic-shift.photon-reddit.com/api/comments/search";
+
+// A top-level comment worth quoting, from the archive's copy or the JSON API's t1 data.
+// Bodies are Markdown with HTML entities (no raw_json), so "Vec<T>" arrives as "Vec&lt;T&gt;".
+std::optional<model::Comment> parse_comment(const json& d, std::string_view post) {
+  if (!d.is_object()) return std::nullopt;
+  const std::string parent = str(d, "parent_id");
+  if (!parent.empty() && parent != "t3_" + std::string(post)) return std::nullopt;  // a reply
+  const auto author = author_name(str(d, "author"));
+  const std::string raw = str(d, "body");
+  if (!author || bot_author(*author) || raw == "[deleted]" || raw == "[removed]") return std::nullopt;
+  const auto stickied = d.find("stickied");
+  if (str(d, "distinguished") == "moderator" && stickied != d.end() && stickied->is_boolean() && stickied->get<bool>())
+    return std::nullopt;  // the moderators' pinned notice
+  std::string text = markdown_to_text(core::truncate_utf8(raw, 4 * kCommentBytes));
+  if (text.empty()) return std::nullopt;
+  model::Comment c;
+  c.author = author;
+  c.text = core::truncate_utf8(text, kCommentBytes);
+  if (auto score = num(d, "score"); score && std::isfinite(*score)) c.score = *score;
+  const std::string permalink = str(d, "permalink");
+  const std::string id = str(d, "id");
+  if (permalink.starts_with("/r/")) c.url = std::string(kWww) + permalink;
+  else if (valid_id(id)) c.url = fmt::format("{}/comments/{}/_/{}/", kWww, post, id);
+  return c;
+}
+
+Thread best_of(std::vector<model::Comment> comments, int per_item) {
+  std::stable_sort(comments.begin(), comments.end(),
+                   [](const model::Comment& a, const model::Comment& b) { return a.score.value_or(0) > b.score.value_or(0); });
+  if (comments.size() > static_cast<std::size_t>(per_item)) comments.resize(static_cast<std::size_t>(per_item));
+  return Thread{std::move(comments), std::nullopt};
+}
+
+// arctic-shift: {"data":[comment, ...]} in time order (the archive cannot sort by score).
+Thread parse_archive_thread(const Fetched& f, std::string_view post, int per_item) {
+  if (f.failure) return {{}, thread_failure(*f.failure)};
+  Failure bad{};
+  auto doc = parse_json(f.response.body, &bad);
+  if (!doc) return {{}, thread_failure(bad)};
+  auto data = doc->is_object() ? doc->find("data") : doc->end();
+  if (!doc->is_object() || data == doc->end() || !data->is_array()) {
+    const std::string err = doc->is_object() ? str(*doc, "error") : std::string();
+    return {{}, err.empty() ? thread_failure({SourceState::schema_drift, "archive answer has no 'data' array"})
+                            : "archive said: " + core::truncate_utf8(err, 80)};
+  }
+  std::vector<model::Comment> out;
+  for (const auto& d : *data)
+    if (auto c = parse_comment(d, post)) out.push_back(std::move(*c));
+  return best_of(std::move(out), per_item);
+}
+
+// The JSON API: [post listing, comment listing]; children are t1 comments and "more" stubs.
+Thread parse_api_thread(const Fetched& f, std::string_view post, int per_item) {
+  if (f.failure) return {{}, thread_failure(*f.failure)};
+  Failure bad{};
+  auto doc = parse_json(f.response.body, &bad);
+  if (!doc) return {{}, thread_failure(bad)};
+  const json* children = nullptr;
+  if (doc->is_array() && doc->size() == 2 && (*doc)[1].is_object()) {
+    auto data = (*doc)[1].find("data");
+    if (data != (*doc)[1].end() && data->is_object()) {
+      auto c = data->find("children");
+      if (c != data->end() && c->is_array()) children = &*c;
+    }
+  }
+  if (!children) return {{}, thread_failure({SourceState::schema_drift, "answer is not [post, comments] listings"})};
+  std::vector<model::Comment> out;
+  for (const auto& child : *children) {
+    if (!child.is_object() || str(child, "kind") != "t1") continue;
+    if (auto d = child.find("data"); d != child.end())
+      if (auto c = parse_comment(*d, post)) out.push_back(std::move(*c));
+  }
+  return best_of(std::move(out), per_item);
+}
+
 class Reddit final : public Source {
  public:
   std::string_view id() const override { return "reddit"; }
@@ -394,6 +499,45 @@ class Reddit final : public Source {
                            : fmt::format("{}/search.rss?q={}&sort=relevance&t={}&limit={}", kWww, text, t, n));
     }
     return run(env, creds, urls, &q.window, n);
+  }
+
+  bool has_comments() const override { return true; }
+
+  // Keyless: the archive's copy of the thread (no pacing: another host). With OAuth: the
+  // JSON API's top-sorted thread, paced with every other reddit.com request of the process.
+  std::vector<Thread> comments(const CommentQuery& q, Env& env) const override {
+    std::vector<Thread> out(q.items.size());
+    const auto creds = credentials(env.config);
+    std::vector<http::Header> headers;
+    if (creds) {
+      int requests = 0;
+      Token tok = cached_token(env, *creds, requests);
+      if (tok.failure) {
+        for (auto& t : out) t.failure = thread_failure(*tok.failure);
+        return out;
+      }
+      headers.push_back({"Authorization", "bearer " + tok.value});
+    }
+    std::vector<Call> calls;
+    std::vector<std::size_t> asked;
+    for (std::size_t i = 0; i < q.items.size(); ++i) {
+      const std::string_view post = platform_id(q.items[i], "reddit");
+      if (!valid_id(post)) {
+        out[i].failure = "not a reddit post id";
+        continue;
+      }
+      calls.push_back({creds ? fmt::format("{}/comments/{}?sort=top&depth=1&limit=25", kOauth, post)
+                             : fmt::format("{}?link_id={}&limit=100&fields=id,author,body,score,parent_id,permalink,distinguished,stickied",
+                                           kArcticComments, post),
+                       Expect::json, headers});
+      asked.push_back(i);
+    }
+    auto fetched = fetch_concurrently(env, std::move(calls), 4);
+    for (std::size_t k = 0; k < fetched.size(); ++k) {
+      const std::string_view post = platform_id(q.items[asked[k]], "reddit");
+      out[asked[k]] = creds ? parse_api_thread(fetched[k], post, q.per_item) : parse_archive_thread(fetched[k], post, q.per_item);
+    }
+    return out;
   }
 
   bool has_listing() const override { return true; }
@@ -429,8 +573,7 @@ class Reddit final : public Source {
     ResultBuilder out(page_size);
     std::string token;
     if (creds) {
-      ++out.requests();
-      Token tok = fetch_token(env, *creds);
+      Token tok = cached_token(env, *creds, out.requests());
       if (tok.failure) {
         out.fail(*tok.failure);
         return out.finish();

@@ -478,3 +478,81 @@ TEST(Reddit, OneCredentialAloneStaysKeyless) {
   ASSERT_FALSE(f.urls().empty());
   EXPECT_EQ(f.urls()[0], kSearchUrl);
 }
+
+// ---- comments ----
+
+TEST(RedditComments, KeylessThreadComesFromTheArchiveBestScoredFirst) {
+  FixtureFetcher f;
+  f.on_body("arctic-shift.photon-reddit.com/api/comments/search", fixture("e2e/arctic_comments_1q2tok1.json"));
+  TestEnv t(f);
+  ASSERT_TRUE(reddit().has_comments());
+  auto threads = reddit().comments({{"reddit:1q2tok1"}, 3}, t.env);
+  ASSERT_EQ(f.urls().size(), 1u);
+  EXPECT_EQ(f.urls()[0],
+            "https://arctic-shift.photon-reddit.com/api/comments/search?link_id=1q2tok1&limit=100"
+            "&fields=id,author,body,score,parent_id,permalink,distinguished,stickied");
+  ASSERT_FALSE(threads[0].failure) << *threads[0].failure;
+  const auto& c = threads[0].comments;
+  // AutoModerator's pinned notice, [deleted], [removed], a bot and a reply are not quoted.
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].author, "Darksonn");
+  EXPECT_EQ(c[0].score, 512);
+  EXPECT_EQ(c[0].text,
+            "Maintainer here: the migration guide covers block_in_place. If something in it is unclear, open an issue & we will fix the docs.");
+  EXPECT_EQ(c[0].url, "https://www.reddit.com/r/rust/comments/1q2tok1/tokio_20_is_out_with_a_new_runtime_scheduler/k0aaaa1/");
+  EXPECT_EQ(c[1].author, "ferris_fan");
+  EXPECT_EQ(c[1].text, "Upgraded 12 crates in an afternoon. The only breakage was our own Vec<JoinHandle> juggling.");
+}
+
+TEST(RedditComments, OAuthThreadUsesTheSearchTokenAndTheJsonApi) {
+  FixtureFetcher f;
+  f.on_body("/api/v1/access_token", fixture("reddit/oauth_token.json"));
+  f.on_body("oauth.reddit.com/search", fixture("reddit/oauth_search_rust.json"));
+  f.on_body("oauth.reddit.com/comments/1p4xk2a", fixture("reddit/oauth_comments_1p4xk2a.json"));
+  TestEnv t(f, oauth_config());
+  auto r = reddit().search(make_query("rust 1.92", "2026-11-01", "2026-11-29"), t.env);
+  ASSERT_EQ(r.state, SourceState::ok) << r.reason;
+  auto threads = reddit().comments({{"reddit:1p4xk2a", "reddit:1p6ab3c"}, 3}, t.env);
+  const auto urls = f.urls();
+  EXPECT_EQ(std::count(urls.begin(), urls.end(), "https://www.reddit.com/api/v1/access_token"), 1)
+      << "one token for the session's searches and comments";
+  EXPECT_NE(std::find(urls.begin(), urls.end(), "https://oauth.reddit.com/comments/1p4xk2a?sort=top&depth=1&limit=25"), urls.end());
+  EXPECT_EQ(f.header(urls.size() - 1, "Authorization").value_or("").rfind("bearer ", 0), 0u);
+  ASSERT_FALSE(threads[0].failure) << *threads[0].failure;
+  const auto& c = threads[0].comments;
+  ASSERT_EQ(c.size(), 2u) << "AutoModerator, [deleted], the bot and the 'more' stub are skipped";
+  EXPECT_EQ(c[0].author, "Manishearth");
+  EXPECT_EQ(c[0].text, "The async fn in traits stabilisation is the real headline & it took *years*. See the RFC.");
+  EXPECT_EQ(c[1].text, "Cargo's new resolver finally picks up rust-version > MSRV by default.");
+  ASSERT_TRUE(threads[1].failure) << "no fixture: the fetcher's 404";
+  // A new session (another process, another fetcher) asks for its own token.
+  FixtureFetcher g;
+  g.on_body("/api/v1/access_token", fixture("reddit/oauth_token.json"));
+  g.on_body("oauth.reddit.com/comments/", fixture("reddit/oauth_comments_1p4xk2a.json"));
+  TestEnv u(g, oauth_config());
+  reddit().comments({{"reddit:1p4xk2a"}, 3}, u.env);
+  EXPECT_EQ(g.urls().front(), "https://www.reddit.com/api/v1/access_token");
+}
+
+TEST(RedditComments, FailuresAreReasonsNeverCrashes) {
+  FixtureFetcher f;
+  f.on_body("link_id=aaaaaa", R"({"error":"Timeout. Maybe slow down a bit"})");
+  f.on_body("link_id=bbbbbb", R"([1,2,3])");
+  f.on_body("link_id=cccccc", "<html>blocked</html>", "text/html", 403);
+  f.on_body("link_id=dddddd", R"J({"data":[{"id":"x","author":"a","body":"hi","score":"NaN","parent_id":"t3_dddddd"},null,7,
+    {"id":"y","author":"b","body":"yo","score":1e308,"parent_id":"t3_dddddd","permalink":"javascript:alert(1)"}]})J");
+  TestEnv t(f);
+  auto threads = reddit().comments({{"reddit:aaaaaa", "reddit:bbbbbb", "reddit:cccccc", "reddit:dddddd", "reddit:NOT-AN-ID"}, 3}, t.env);
+  ASSERT_EQ(threads.size(), 5u);
+  ASSERT_TRUE(threads[0].failure);
+  EXPECT_NE(threads[0].failure->find("slow down"), std::string::npos);
+  EXPECT_TRUE(threads[1].failure);
+  ASSERT_TRUE(threads[2].failure);
+  EXPECT_NE(threads[2].failure->find("rate-limited"), std::string::npos) << *threads[2].failure;
+  ASSERT_FALSE(threads[3].failure);
+  ASSERT_EQ(threads[3].comments.size(), 2u);
+  EXPECT_FALSE(threads[3].comments[0].score.has_value() && !std::isfinite(*threads[3].comments[0].score));
+  for (const auto& c : threads[3].comments) EXPECT_NE(c.url.value_or("").rfind("javascript:", 0), 0u) << "a URL is never built from junk";
+  EXPECT_TRUE(threads[4].failure);
+  EXPECT_EQ(f.urls().size(), 4u);
+}

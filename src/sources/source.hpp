@@ -2,6 +2,8 @@
 // The source interface. A source is one file (src/sources/<id>.cpp) plus its fixtures
 // and one line in registry.cpp. The base helpers (common.hpp) own HTTP classification
 // and the state vocabulary; a source only builds URLs and parses answers.
+#include <atomic>
+#include <cstdint>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -20,8 +22,19 @@ namespace sources {
 // Thread-safe: get() may be called from several threads.
 class Fetcher {
  public:
+  Fetcher() : session_(next_session()) {}
   virtual ~Fetcher() = default;
   virtual http::Response get(const http::Request& request) = 0;
+  // Unique per Fetcher: what a source may keep between requests of one session (an OAuth
+  // token shared by a run's searches and comments, or a comparison's entities) is keyed by it.
+  std::uint64_t session() const { return session_; }
+
+ private:
+  static std::uint64_t next_session() {
+    static std::atomic<std::uint64_t> n{0};
+    return ++n;
+  }
+  std::uint64_t session_;
 };
 
 // Everything a source may touch during a run. Read-only apart from the network.
@@ -47,6 +60,18 @@ struct ListingQuery {
   int limit = 30;
 };
 
+// Comments are an optional capability: a source whose platform has discussion threads
+// implements comments() for the run's best items (after ranking).
+struct CommentQuery {
+  std::vector<std::string> items;  // ids of items this source found ("hackernews:123"), best first
+  int per_item = 3;                // comments wanted per item
+};
+struct Thread {
+  std::vector<model::Comment> comments;  // most engaged top-level first, at most per_item;
+                                         // deleted, removed, bot and empty ones skipped
+  std::optional<std::string> failure;    // why the thread could not be read
+};
+
 struct SourceResult {
   model::SourceState state = model::SourceState::ok;
   std::string reason;
@@ -68,6 +93,10 @@ class Source {
   virtual SourceResult listing(const ListingQuery&, Env&) const {
     return {model::SourceState::skipped_unconfigured, "no listing", {}, 0};
   }
+  // Comments. Called on a worker thread; returns one Thread per query item, in order, and
+  // must not throw for upstream problems. Default: this source has no comments.
+  virtual bool has_comments() const { return false; }
+  virtual std::vector<Thread> comments(const CommentQuery& q, Env&) const { return std::vector<Thread>(q.items.size()); }
 };
 
 // The registry: every source, in display order.

@@ -72,6 +72,36 @@ std::optional<Failure> error_wrapper(const json& doc) {
   return Failure{SourceState::error, reason};
 }
 
+// The wrapper's "items" array, or nullptr.
+const json* items_of(const json& doc) {
+  if (!doc.is_object()) return nullptr;
+  auto it = doc.find("items");
+  return it != doc.end() && it->is_array() ? &*it : nullptr;
+}
+
+// ---- comments: the top answers of several questions in one request ----
+
+bool question_id(std::string_view id) {
+  return !id.empty() && id.size() <= 12 && std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::optional<model::Comment> parse_answer(const json& a) {
+  if (!a.is_object()) return std::nullopt;
+  const std::string text = core::html_to_text(core::truncate_utf8(str(a, "body"), 8 * kCommentBytes));
+  if (text.empty()) return std::nullopt;
+  model::Comment c;
+  if (auto owner = a.find("owner"); owner != a.end() && owner->is_object()) {
+    // A deleted account stays an answer, without a name ("user_type": "does_not_exist").
+    const std::string name = core::html_to_text(str(*owner, "display_name"));
+    if (!name.empty() && str(*owner, "user_type") != "does_not_exist") c.author = name;
+  }
+  if (c.author && bot_author(*c.author)) return std::nullopt;
+  c.text = core::truncate_utf8(text, kCommentBytes);
+  if (auto score = num(a, "score"); score && std::isfinite(*score)) c.score = *score;
+  if (const std::string id = str(a, "answer_id"); question_id(id)) c.url = fmt::format("https://{}.com/a/{}", kSite, id);
+  return c;
+}
+
 class StackExchange final : public Source {
  public:
   std::string_view id() const override { return "stackexchange"; }
@@ -120,8 +150,8 @@ class StackExchange final : public Source {
         out.fail(bad);
         continue;
       }
-      auto items = doc->find("items");
-      if (!doc->is_object() || items == doc->end() || !items->is_array()) {
+      const json* items = items_of(*doc);
+      if (items == nullptr) {
         out.fail({SourceState::schema_drift, "answer has no 'items' array"});
         continue;
       }
@@ -147,11 +177,61 @@ class StackExchange final : public Source {
       result.state = quota_gone && result.items.empty() ? SourceState::rate_limited : SourceState::partial;
       result.reason = std::move(why);
     }
-    // Upstream messages are quoted in reasons; never let one carry the key along.
-    if (key && key->size() >= 4)
-      for (auto pos = result.reason.find(*key); pos != std::string::npos; pos = result.reason.find(*key, pos))
-        result.reason.replace(pos, key->size(), "***");
+    hide_key(key, result.reason);
     return result;
+  }
+
+  bool has_comments() const override { return true; }
+
+  // /questions/{a;b;c}/answers sorted by votes: one request for every question of the run.
+  std::vector<Thread> comments(const CommentQuery& q, Env& env) const override {
+    std::vector<Thread> out(q.items.size());
+    std::string ids;
+    for (std::size_t i = 0; i < q.items.size(); ++i) {
+      const std::string_view id = platform_id(q.items[i], "stackexchange");
+      if (!question_id(id)) out[i].failure = "not a Stack Exchange question id";
+      else ids += (ids.empty() ? "" : ";") + std::string(id);
+    }
+    if (ids.empty()) return out;
+    const auto key = env.config.get("STACKEXCHANGE_KEY");
+    std::string url = fmt::format("{}/questions/{}/answers?order=desc&sort=votes&site={}&pagesize=100&filter=withbody", kBase,
+                                  core::url_encode(ids), kSite);
+    if (key && !key->empty()) url += "&key=" + core::url_encode(*key);
+    const Fetched f = fetch(env, url, Expect::json);
+    auto fail_all = [&](const Failure& why) {
+      std::string reason = thread_failure(why);
+      hide_key(key, reason);
+      for (auto& t : out)
+        if (!t.failure) t.failure = reason;
+      return out;
+    };
+    Failure bad{};
+    std::optional<json> doc;
+    if (f.response.error == http::NetError::none && !f.response.body.empty()) doc = parse_json(f.response.body, &bad);
+    if (doc)
+      if (auto err = error_wrapper(*doc)) return fail_all(*err);
+    if (f.failure) return fail_all(*f.failure);
+    if (!doc) return fail_all(bad);
+    const json* answers = items_of(*doc);
+    if (answers == nullptr) return fail_all({SourceState::schema_drift, "answer has no 'items' array"});
+    for (std::size_t i = 0; i < q.items.size(); ++i) {
+      if (out[i].failure) continue;
+      const std::string_view id = platform_id(q.items[i], "stackexchange");
+      for (const auto& a : *answers) {  // already by votes, best first
+        if (out[i].comments.size() >= static_cast<std::size_t>(q.per_item)) break;
+        if (str(a, "question_id") != id) continue;
+        if (auto c = parse_answer(a)) out[i].comments.push_back(std::move(*c));
+      }
+    }
+    return out;
+  }
+
+ private:
+  // Upstream messages are quoted in reasons; never let one carry the key along.
+  static void hide_key(const std::optional<std::string>& key, std::string& reason) {
+    if (key && key->size() >= 4)
+      for (auto pos = reason.find(*key); pos != std::string::npos; pos = reason.find(*key, pos))
+        reason.replace(pos, key->size(), "***");
   }
 };
 

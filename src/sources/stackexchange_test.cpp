@@ -293,3 +293,57 @@ TEST(StackExchange, HasNoListingAndAnswersToSo) {
   EXPECT_FALSE(se().has_listing());
   EXPECT_EQ(sources::find("so"), &se());
 }
+
+// ---- comments: top answers ----
+
+TEST(StackExchangeAnswers, OneRequestForEveryQuestionTopVotedFirst) {
+  FixtureFetcher f;
+  http::Response r;
+  r.status = 200;
+  r.content_type = "application/json";
+  r.body = fixture("e2e/se_answers.json");
+  f.on("/answers", r);
+  TestEnv t(f);
+  const auto& se = *sources::find("stackexchange");
+  ASSERT_TRUE(se.has_comments());
+  auto threads = se.comments({{"stackexchange:79990001", "stackexchange:79990005"}, 2}, t.env);
+  ASSERT_EQ(f.urls().size(), 1u);
+  EXPECT_EQ(f.urls()[0],
+            "https://api.stackexchange.com/2.3/questions/79990001%3B79990005/answers?order=desc&sort=votes&site=stackoverflow"
+            "&pagesize=100&filter=withbody");
+  ASSERT_EQ(threads.size(), 2u);
+  const auto& a = threads[0].comments;
+  ASSERT_EQ(a.size(), 2u) << "per_item caps it";
+  EXPECT_EQ(a[0].author, "Alice & Bob");
+  EXPECT_EQ(a[0].score, 21);
+  EXPECT_EQ(a[0].url, "https://stackoverflow.com/a/79990002");
+  EXPECT_EQ(a[0].text,
+            "You are calling Runtime::new() inside #[tokio::main]. Use Handle::current() instead, or move the blocking work into "
+            "spawn_blocking.")
+      << "code blocks are left out";
+  EXPECT_FALSE(a[1].author.has_value()) << "user_type does_not_exist";
+  EXPECT_FALSE(threads[1].failure);
+  EXPECT_TRUE(threads[1].comments.empty()) << "a question nobody answered";
+}
+
+TEST(StackExchangeAnswers, ThrottledOrBrokenAnswersFailEveryThreadWithoutTheKey) {
+  core::Config cfg({{"STACKEXCHANGE_KEY", "sekritkey123"}}, {});
+  FixtureFetcher f;
+  f.on_body("/answers", R"({"error_id":502,"error_message":"too many requests from this IP, key sekritkey123","error_name":"throttle_violation"})",
+            "application/json", 400);
+  TestEnv t(f, cfg);
+  auto threads = sources::find("stackexchange")->comments({{"stackexchange:1", "stackexchange:2", "stackexchange:x"}, 3}, t.env);
+  ASSERT_EQ(threads.size(), 3u);
+  for (const auto& th : threads) {
+    ASSERT_TRUE(th.failure);
+    EXPECT_EQ(th.failure->find("sekritkey123"), std::string::npos) << *th.failure;
+  }
+  EXPECT_NE(threads[0].failure->find("rate-limited"), std::string::npos) << *threads[0].failure;
+  EXPECT_NE(threads[2].failure->find("not a Stack Exchange question id"), std::string::npos);
+  FixtureFetcher g;
+  g.on_body("/answers", R"({"items":"nope"})");
+  TestEnv u(g);
+  auto drift = sources::find("stackexchange")->comments({{"stackexchange:1"}, 3}, u.env);
+  ASSERT_TRUE(drift[0].failure);
+  EXPECT_NE(drift[0].failure->find("schema-drift"), std::string::npos);
+}

@@ -110,6 +110,17 @@ FakeReply Scenario::research_answer(const FakeRequest& r) const {
     reply.gzip = true;  // the real API always compresses
     return reply;
   }
+  // The discussions of the top stories (comments).
+  if (p == "/hn/api/v1/items/46020998" || p == "/hn/api/v1/items/46077777")
+    return FakeReply::json(fixture("e2e/hn_item_" + p.substr(p.rfind('/') + 1) + ".json"));
+  if (p == "/lobsters/s/ab12cd.json") return FakeReply::json(fixture("e2e/lobsters_s_ab12cd.json"));
+  if (starts("/arctic/api/comments/search"))
+    return FakeReply::json(r.param("link_id") == "1q2tok1" ? fixture("e2e/arctic_comments_1q2tok1.json") : R"({"data":[]})");
+  if (starts("/se/2.3/questions/")) {
+    FakeReply reply = FakeReply::json(fixture("e2e/se_answers.json"));
+    reply.gzip = true;
+    return reply;
+  }
   return FakeReply::json("{\"error\":\"not found\"}", 404);
 }
 
