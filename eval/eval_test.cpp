@@ -108,7 +108,18 @@ std::set<std::string> parsed_ids(const Case& c, const std::string& source) {
   const auto result = sources::find(source)->search(q, env.env);
   EXPECT_TRUE(result.state == model::SourceState::ok || items.empty()) << c.name << " " << source << ": " << result.reason;
   std::set<std::string> ids;
-  for (const auto& it : result.items) ids.insert(it.id);
+  for (const auto& it : result.items) {
+    ids.insert(it.id);
+    // What the case gives as text must reach the item's snippet.
+    const CaseItem* labelled = c.find(it.id);
+    if (!labelled) continue;
+    for (const char* field : {"selftext", "text", "body", "summary", "description"}) {
+      const auto& d = labelled->data;
+      if (!d.contains(field) || d[field].is_null()) continue;
+      const bool empty = d[field].is_array() ? d[field].empty() : d[field].get<std::string>().empty();
+      EXPECT_TRUE(empty || !it.snippet.empty()) << c.name << ": " << it.id << " lost its " << field;
+    }
+  }
   return ids;
 }
 

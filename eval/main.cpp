@@ -1,6 +1,6 @@
 // The relevance evaluation: runs the real binary on every labelled case against the case's
 // fake internet and prints nDCG@5, P@5 and wrong-entity-in-top-5 per case and overall.
-//   l30_eval [--cases DIR] [--binary PATH] [--case NAME]... [--show]
+//   l30_eval [--cases DIR] [--binary PATH] [--case NAME]... [--show | --show-all] [--dump DIR]
 //            [--gate --min-ndcg X --min-case-ndcg X --max-wrong N]
 // Cases run concurrently, one process each (each process keeps its own per-host politeness).
 #include <fmt/format.h>
@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -26,6 +27,8 @@ struct Options {
   std::string binary = L30_BINARY;
   std::vector<std::string> only;
   bool show = false;
+  std::size_t show_n = kCutoff;
+  std::string dump;  // write each case's report here as <case>.json
   bool gate = false;
   double min_ndcg = 0.90, min_case_ndcg = 0.75;
   int max_wrong = 0;
@@ -33,14 +36,14 @@ struct Options {
 
 struct Result {
   Metrics metrics;
-  std::vector<json> top;  // the first five report items
+  std::vector<json> top;  // the report's items, best first
   std::string error;
   long elapsed_ms = 0;
 };
 
 [[noreturn]] void usage(const std::string& why) {
   std::cerr << "l30_eval: " << why << "\n"
-            << "usage: l30_eval [--cases DIR] [--binary PATH] [--case NAME]... [--show]\n"
+            << "usage: l30_eval [--cases DIR] [--binary PATH] [--case NAME]... [--show | --show-all] [--dump DIR]\n"
             << "                [--gate [--min-ndcg X] [--min-case-ndcg X] [--max-wrong N]]\n";
   std::exit(2);
 }
@@ -57,7 +60,9 @@ Options parse(int argc, char** argv) {
     else if (a == "--binary") o.binary = value();
     else if (a == "--case") o.only.push_back(value());
     else if (a == "--show") o.show = true;
+    else if (a == "--show-all") o.show = true, o.show_n = 1000;
     else if (a == "--gate") o.gate = true;
+    else if (a == "--dump") o.dump = value();
     else if (a == "--min-ndcg") o.min_ndcg = std::stod(value());
     else if (a == "--min-case-ndcg") o.min_case_ndcg = std::stod(value());
     else if (a == "--max-wrong") o.max_wrong = std::stoi(value());
@@ -66,7 +71,7 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-Result run_case(const Case& c, const std::string& binary) {
+Result run_case(const Case& c, const std::string& binary, const std::string& dump) {
   Result r;
   CaseUpstream upstream(c);
   testing_support::TempDir home;
@@ -90,6 +95,11 @@ Result run_case(const Case& c, const std::string& binary) {
     r.error = fmt::format("exit {}: {}", p.exit_code, p.err.substr(0, 300));
     return r;
   }
+  if (!dump.empty()) {
+    std::filesystem::create_directories(dump);
+    std::ofstream(dump + "/" + c.name + ".json") << p.out;
+    std::ofstream(dump + "/" + c.name + ".stderr") << p.err;
+  }
   const json report = json::parse(p.out, nullptr, false);
   if (report.is_discarded() || !report.contains("items")) {
     r.error = "stdout is not a research report";
@@ -98,7 +108,7 @@ Result run_case(const Case& c, const std::string& binary) {
   std::vector<std::string> ranked;
   for (const auto& it : report["items"]) {
     ranked.push_back(it.value("id", ""));
-    if (r.top.size() < kCutoff) r.top.push_back(it);
+    r.top.push_back(it);
   }
   r.metrics = score(c, ranked);
   if (!r.metrics.unknown.empty()) r.error = "unlabelled report items: " + r.metrics.unknown.front();
@@ -125,7 +135,7 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < cases.size(); ++i)
       workers.emplace_back([&, i] {
         try {
-          results[i] = run_case(cases[i], o.binary);
+          results[i] = run_case(cases[i], o.binary, o.dump);
         } catch (const std::exception& e) {
           results[i].error = e.what();
         }
@@ -148,10 +158,12 @@ int main(int argc, char** argv) {
     errors += r.error.empty() ? 0 : 1;
     if (o.show) {
       fmt::print("    topic \"{}\"\n", c.topic);
-      for (const auto& it : r.top) {
+      for (std::size_t k = 0; k < std::min(o.show_n, r.top.size()); ++k) {
+        const auto& it = r.top[k];
         const CaseItem* labelled = c.find(it.value("id", ""));
-        fmt::print("    {} {}{:<28} {:.70}\n", labelled ? std::to_string(labelled->label.grade) : "?",
-                   labelled && labelled->label.wrong_entity ? "W " : "  ", it.value("id", ""), it.value("title", ""));
+        fmt::print("    {} {}{:<28} {:5.1f} {:.70}\n", labelled ? std::to_string(labelled->label.grade) : "?",
+                   labelled && labelled->label.wrong_entity ? "W " : "  ", it.value("id", ""),
+                   it.contains("scores") ? it["scores"].value("final", 0.0) : 0.0, it.value("title", ""));
         if (it.contains("why") && it["why"].is_string()) fmt::print("          why: {}\n", it["why"].get<std::string>());
       }
     }

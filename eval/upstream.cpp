@@ -220,8 +220,9 @@ std::string reddit_atom(const std::vector<const CaseItem*>& items, const std::st
     const std::string id = s(d, "id"), sub = s(d, "sub"), author = s(d, "author"), title = s(d, "title");
     const std::string permalink = fmt::format("https://www.reddit.com/r/{}/comments/{}/{}/", sub, id, slug_of(title));
     const std::string link = s(d, "url").empty() ? permalink : s(d, "url");
+    const bool self_text = d.contains("selftext") && (d["selftext"].is_array() ? !d["selftext"].empty() : !s(d, "selftext").empty());
     std::string html;
-    if (!s(d, "selftext").empty()) {
+    if (self_text) {
       html += "<!-- SC_OFF --><div class=\"md\">";
       for (const auto& para : d["selftext"].is_array() ? d["selftext"] : json::array({d["selftext"]}))
         html += "<p>" + html_escape(para.get<std::string>()) + "</p> ";
@@ -232,7 +233,7 @@ std::string reddit_atom(const std::vector<const CaseItem*>& items, const std::st
     html += fmt::format("&#32; submitted by &#32; <a href=\"https://www.reddit.com/user/{0}\"> /u/{0} </a> <br/> "
                         "<span><a href=\"{1}\">[link]</a></span> &#32; <span><a href=\"{2}\">[comments]</a></span>",
                         author, html_escape(link), permalink);
-    if (s(d, "selftext").empty()) html += " </td></tr></table>";
+    if (!self_text) html += " </td></tr></table>";
     out += fmt::format("<entry><author><name>/u/{0}</name><uri>https://www.reddit.com/user/{0}</uri></author>", author);
     out += fmt::format("<category term=\"{0}\" label=\"r/{0}\"/>", sub);
     out += "<content type=\"html\">" + xml_escape(html) + "</content>";
