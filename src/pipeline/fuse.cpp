@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <fmt/format.h>
 #include <map>
 #include <numeric>
 #include <set>
@@ -144,6 +145,53 @@ void rerank(Corpus& c) {
     });
   }
   permute(c, order);
+  for (std::size_t i = 0; i < c.items.size(); ++i) c.items[i].why = explain(c, i);
+}
+
+namespace {
+constexpr double kLoud = 80;  // engagement score worth naming
+}  // namespace
+
+std::string explain(const Corpus& c, std::size_t i) {
+  const auto& it = c.items[i];
+  const auto& f = c.features[i];
+  const Evidence& ev = f.evidence;
+  std::string why;
+  why.reserve(96);
+  if (ev.generic_only) why = "matches only generic words";
+  else if (ev.phrase == Evidence::Phrase::title) why = "phrase match in title";
+  else if (ev.phrase == Evidence::Phrase::text) why = "phrase match in text";
+  else if (ev.terms > 1 && ev.matched == ev.terms) why = fmt::format("all {} words, not as a phrase", ev.terms);
+  else if (ev.terms > 1) why = fmt::format("{} of {} words", ev.matched, ev.terms);
+  else why = "weak match";
+  if (ev.form >= 0 && static_cast<std::size_t>(ev.form) < c.topic.form_names.size())
+    why += " as '" + c.topic.form_names[static_cast<std::size_t>(ev.form)] + "'";
+  if (ev.phrase == Evidence::Phrase::none) {
+    switch (ev.conflict) {
+      case Evidence::Conflict::other_version: why += "; names another version"; break;
+      case Evidence::Conflict::other_name: why += "; the name belongs to someone else"; break;
+      case Evidence::Conflict::common_word: why += "; a topic word used as a common word"; break;
+      case Evidence::Conflict::none: break;
+    }
+  }
+  if (ev.context >= 0 && static_cast<std::size_t>(ev.context) < f.context_names.size())
+    why += "; " + f.context_names[static_cast<std::size_t>(ev.context)] + " context";
+  else if (ev.support == 2) why += "; context shared with strong matches";
+  else if (ev.support == 0) why += "; context unlike the strong matches";
+  if (f.age_days < 0) why += "; undated";
+  else if (f.age_days < 1) why += "; under a day old";
+  else why += fmt::format("; {} day{} old", static_cast<int>(f.age_days), static_cast<int>(f.age_days) == 1 ? "" : "s");
+  if (f.before_story) why += ", before the main coverage";
+  if (it.scores.engagement >= kLoud) why += "; high engagement";
+  std::set<std::string> others;
+  for (const auto& s : it.also_seen)
+    if (s.source != it.source) others.insert(s.source);
+  if (!others.empty()) {
+    why += "; also on ";
+    bool first = true;
+    for (const auto& o : others) why += (first ? "" : ", ") + o, first = false;
+  }
+  return why;
 }
 
 }  // namespace pipeline

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/fold.hpp"
 #include "core/text.hpp"
 #include "core/url.hpp"
 #include "pipeline/stages.hpp"
@@ -10,6 +11,36 @@ namespace pipeline {
 namespace {
 constexpr std::size_t kSnippetBytes = 400;
 constexpr std::size_t kTitleBytes = 300;
+constexpr std::size_t kMaxLabels = 12;
+
+// Where the platform filed the item says which "Rust" or "Rome" it means: the subreddit, the
+// repository of a GitHub item, and the platform's tags and topics.
+void add_context(model::Item& it, TokenDict& dict, Features& f) {
+  std::vector<std::pair<std::string, std::string>> labels;  // label, as shown
+  // A repository's name already opens its title; an issue's repository does not.
+  if (it.container && (it.source == "reddit" || it.source == "github") && !it.title.starts_with(*it.container)) {
+    std::string_view label = *it.container;
+    const bool sub = label.substr(0, 2) == "r/";
+    if (sub) label.remove_prefix(2);
+    labels.emplace_back(label, sub ? *it.container : "repo " + *it.container);
+  }
+  if (it.tags.size() > kMaxLabels) it.tags.resize(kMaxLabels);
+  for (auto& tag : it.tags) {
+    tag = core::truncate_utf8(core::collapse_whitespace(core::sanitize_utf8(tag)), 100);
+    if (!tag.empty()) labels.emplace_back(tag, (it.source == "github" ? "topic " : "tag ") + tag);
+  }
+  if (labels.size() > kMaxLabels) labels.resize(kMaxLabels);
+  for (auto& [label, shown] : labels) {
+    auto words = match_sequence(label, dict);
+    if (words.empty()) continue;
+    std::string whole;
+    for (const auto& w : words) whole += dict.text(w.id);
+    f.context_labels.push_back(dict.intern(whole));
+    f.context_words.push_back(std::move(words));
+    f.context_names.push_back(std::move(shown));
+  }
+}
+
 }  // namespace
 
 void normalize(Corpus& c) {
@@ -18,6 +49,8 @@ void normalize(Corpus& c) {
     auto& it = c.items[i];
     auto& f = c.features[i];
     it.title = core::truncate_utf8(core::collapse_whitespace(core::sanitize_utf8(it.title)), kTitleBytes);
+    // Some feeds hand over HTML (Hacker News story text): the snippet is what it says.
+    if (it.snippet.find_first_of("<&") != std::string::npos) it.snippet = core::html_to_text(it.snippet);
     it.snippet = core::truncate_utf8(core::collapse_whitespace(core::sanitize_utf8(it.snippet)), kSnippetBytes);
     if (it.author) {
       *it.author = core::sanitize_utf8(core::trim(*it.author));
@@ -28,8 +61,9 @@ void normalize(Corpus& c) {
     // Non-finite or absurd counts are upstream noise, not engagement.
     std::erase_if(it.engagement, [](const model::Engagement& e) { return !std::isfinite(e.value) || std::fabs(e.value) > 1e12; });
     f.canonical_url = core::canonical_url(it.url);
-    f.folded_title = core::casefold(it.title);
-    f.folded_snippet = core::casefold(it.snippet);
+    f.title_words = match_sequence(it.title, c.dict, &f.title_case_free);
+    f.snippet_words = match_sequence(it.snippet, c.dict, &f.snippet_case_free);
+    add_context(it, c.dict, f);
     f.title = token_set(it.title, c.dict);
     const auto snippet_tokens = token_set(it.snippet, c.dict);
     f.text.reserve(f.title.size() + snippet_tokens.size());
