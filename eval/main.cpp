@@ -14,6 +14,7 @@
 
 #include "case.hpp"
 #include "metrics.hpp"
+#include "scenario.hpp"
 #include "spawn.hpp"
 #include "upstream.hpp"
 
@@ -75,16 +76,7 @@ Result run_case(const Case& c, const std::string& binary, const std::string& dum
   Result r;
   CaseUpstream upstream(c);
   testing_support::TempDir home;
-  std::filesystem::create_directories(home.path() + "/config");
-  const std::map<std::string, std::string> env{{"LAST30DAYS_HOST_MAP", upstream.host_map()},
-                                               {"HOME", home.path()},
-                                               {"XDG_CONFIG_HOME", home.path() + "/config"},
-                                               {"XDG_DATA_HOME", home.path() + "/data"},
-                                               {"LAST30DAYS_MEMORY_DIR", ""},
-                                               {"GITHUB_TOKEN", ""},
-                                               {"REDDIT_CLIENT_ID", ""},
-                                               {"REDDIT_CLIENT_SECRET", ""},
-                                               {"STACKEXCHANGE_KEY", ""}};
+  const auto env = testing_support::isolated_env(home, upstream.host_map());
   std::vector<std::string> args{binary, c.topic, "--as-of", c.as_of, "--days", std::to_string(c.days), "--emit", "json", "--quiet"};
   if (c.depth == "quick") args.push_back("--quick");
   if (c.depth == "deep") args.push_back("--deep");

@@ -10,6 +10,7 @@
 
 #include "core/text.hpp"
 #include "core/time.hpp"
+#include "scenario.hpp"
 
 namespace l30eval {
 
@@ -602,15 +603,8 @@ CaseUpstream::CaseUpstream(const Case& c) : case_(c) {
 CaseUpstream::~CaseUpstream() = default;
 
 std::string CaseUpstream::host_map() const {
-  return fake_->host_map({{"hn.algolia.com", "/hn"},
-                          {"www.reddit.com", "/reddit"},
-                          {"oauth.reddit.com", "/reddit-oauth"},
-                          {"arctic-shift.photon-reddit.com", "/arctic"},
-                          {"gamma-api.polymarket.com", "/pm"},
-                          {"api.github.com", "/gh"},
-                          {"export.arxiv.org", "/arxiv"},
-                          {"lobste.rs", "/lobsters"},
-                          {"api.stackexchange.com", "/se"}});
+  const auto hosts = testing_support::Scenario::host_prefixes();
+  return fake_->host_map({hosts.begin(), hosts.end()});
 }
 
 int CaseUpstream::requests() const { return static_cast<int>(fake_->log().size()); }

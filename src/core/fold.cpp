@@ -152,9 +152,13 @@ std::string decode_entities(std::string_view s) {
 }
 
 std::string decode_escapes(std::string_view s) {
+  const bool tex = s.find_first_of("\\{") != std::string_view::npos;
+  const bool entity = s.find('&') != std::string_view::npos;
+  const bool plain = std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x80; });
+  if (plain && !tex && !entity) return std::string(s);
   std::string out(s);
-  if (out.find('\\') != std::string::npos || out.find('{') != std::string::npos) out = decode_tex(out);
-  if (out.find('&') != std::string::npos) out = decode_entities(out);
+  if (tex) out = decode_tex(out);
+  if (entity) out = decode_entities(out);
   return sanitize_utf8(out);
 }
 
@@ -220,8 +224,9 @@ struct Cp {
   std::size_t at, len;
 };
 
-std::vector<Cp> codepoints(std::string_view s) {
-  std::vector<Cp> out;
+// Into a buffer the caller reuses: match_words runs on every title and snippet.
+void codepoints(std::string_view s, std::vector<Cp>& out) {
+  out.clear();
   out.reserve(s.size());
   const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
   std::size_t at = 0;
@@ -232,7 +237,6 @@ std::vector<Cp> codepoints(std::string_view s) {
     out.push_back({cp, at, static_cast<std::size_t>(n)});
     at += static_cast<std::size_t>(n);
   }
-  return out;
 }
 
 }  // namespace
@@ -241,20 +245,29 @@ std::string fold_for_match(std::string_view text) { return fold_clean(decode_esc
 
 std::vector<Word> match_words(std::string_view text) {
   const std::string clean = decode_escapes(text);
-  const auto cps = codepoints(clean);
+  thread_local std::vector<Cp> cps;
+  codepoints(clean, cps);
   std::vector<Word> out;
   std::size_t start = std::string::npos;  // byte offset of the current word
-  bool pending_break = false, pending_join = false;
+  bool pending_break = false, pending_join = false, apostrophe = false, ascii = true;
   Word cur;
   auto flush = [&](std::size_t end) {
     if (start == std::string::npos) return;
-    std::string raw = clean.substr(start, end - start);
-    for (std::string_view apostrophe : {"'", "\xE2\x80\x99"})
-      for (auto at = raw.find(apostrophe); at != std::string::npos; at = raw.find(apostrophe, at)) raw.erase(at, apostrophe.size());
-    cur.text = fold_clean(raw);
+    const std::string_view raw(clean.data() + start, end - start);
+    if (ascii && !apostrophe) {
+      cur.text.resize(raw.size());
+      for (std::size_t k = 0; k < raw.size(); ++k) cur.text[k] = static_cast<char>(std::tolower(static_cast<unsigned char>(raw[k])));
+    } else {
+      std::string kept(raw);
+      for (std::string_view mark : {"'", "\xE2\x80\x99"})
+        for (auto at = kept.find(mark); at != std::string::npos; at = kept.find(mark, at)) kept.erase(at, mark.size());
+      cur.text = fold_clean(kept);
+    }
     if (!cur.text.empty()) out.push_back(std::move(cur));
     cur = Word{};
     start = std::string::npos;
+    apostrophe = false;
+    ascii = true;
   };
   auto is_word = [&](std::size_t k) { return k < cps.size() && word_char(cps[k].cp) && !ideograph(cps[k].cp); };
   for (std::size_t k = 0; k < cps.size(); ++k) {
@@ -271,11 +284,17 @@ std::vector<Word> match_words(std::string_view text) {
       continue;
     }
     if (word_char(cp)) {
+      ascii &= cp < 0x80;
       if (start == std::string::npos) {
         start = cps[k].at;
-        const auto cat = utf8proc_category(cp);
-        cur.upper = cat == UTF8PROC_CATEGORY_LU || cat == UTF8PROC_CATEGORY_LT;
-        cur.lower = cat == UTF8PROC_CATEGORY_LL;
+        if (cp < 0x80) {
+          cur.upper = std::isupper(cp) != 0;
+          cur.lower = std::islower(cp) != 0;
+        } else {
+          const auto cat = utf8proc_category(cp);
+          cur.upper = cat == UTF8PROC_CATEGORY_LU || cat == UTF8PROC_CATEGORY_LT;
+          cur.lower = cat == UTF8PROC_CATEGORY_LL;
+        }
         cur.clause_break = pending_break;
         cur.joined = pending_join;
         pending_break = pending_join = false;
@@ -298,6 +317,7 @@ std::vector<Word> match_words(std::string_view text) {
         ++k;
         continue;
       }
+      apostrophe = true;
       continue;  // don't, l'amour: one word (the apostrophe is dropped when folding)
     }
     flush(cps[k].at);

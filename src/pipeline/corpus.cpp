@@ -10,7 +10,7 @@
 namespace pipeline {
 
 TokenId TokenDict::intern(std::string_view token) {
-  auto it = ids_.find(std::string(token));
+  auto it = ids_.find(token);
   if (it != ids_.end()) return it->second;
   const auto id = static_cast<TokenId>(words_.size());
   words_.emplace_back(token);
@@ -26,26 +26,29 @@ std::string normalize_token(std::string_view token) {
   return t;
 }
 
-namespace {
-bool all_digits(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-}  // namespace
 
-std::vector<TokenId> token_set(std::string_view text, TokenDict& dict) {
+std::vector<TokenId> token_set(const std::vector<MatchWord>& words, TokenDict& dict) {
   std::vector<TokenId> out;
-  const auto raw = core::tokenize(text);
-  for (std::size_t i = 0; i < raw.size(); ++i) {
-    if (core::is_stopword(raw[i])) continue;
-    out.push_back(dict.intern(normalize_token(raw[i])));
+  out.reserve(words.size() + 2);
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (words[i].flags & kStop) continue;
+    out.push_back(words[i].id);
     // "GPT-6", "iPhone 17": the name-number pair is the entity; alone the number is noise.
-    if (i > 0 && all_digits(raw[i]) && raw[i].size() <= 3 && !all_digits(raw[i - 1]) && !core::is_stopword(raw[i - 1]))
-      out.push_back(dict.intern(raw[i - 1] + raw[i]));
+    if (i > 0 && (words[i].flags & kNumber) && dict.text(words[i].id).size() <= 3 && !(words[i - 1].flags & (kNumber | kStop)))
+      out.push_back(dict.intern(dict.text(words[i - 1].id) + dict.text(words[i].id)));
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
+
+std::vector<TokenId> token_set(std::string_view text, TokenDict& dict) { return token_set(match_sequence(text, dict), dict); }
+
+namespace {
+bool digits_only(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+}  // namespace
 
 std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bool* case_free) {
   const auto words = core::match_words(text);
@@ -61,6 +64,7 @@ std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bo
     if (w.joined) flags |= kJoined;
     if (w.kana || core::is_stopword(w.text)) flags |= kStop;
     if (w.ideograph) flags |= kIdeograph;
+    if (digits_only(w.text)) flags |= kNumber;
     out.push_back({dict.intern(w.ideograph ? w.text : normalize_token(w.text)), flags});
   }
   return out;
@@ -77,10 +81,6 @@ bool is_weak_word(std::string_view folded) {
 }
 
 namespace {
-
-bool digits_only(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
 
 // "llama.cpp", "k8s", "GPT-5", "c++": written like a product's name whatever the case.
 bool name_shaped(std::string_view raw, const std::vector<core::Word>& words) {
@@ -108,6 +108,18 @@ bool abbreviation(std::string_view alternative) {
 
 }  // namespace
 
+std::vector<std::string> written_words(std::string_view topic) {
+  std::vector<std::string> out;
+  for (std::size_t pos = 0; pos < topic.size();) {
+    while (pos < topic.size() && std::isspace(static_cast<unsigned char>(topic[pos]))) ++pos;
+    std::size_t end = pos;
+    while (end < topic.size() && !std::isspace(static_cast<unsigned char>(topic[end]))) ++end;
+    if (end > pos) out.emplace_back(topic.substr(pos, end - pos));
+    pos = end;
+  }
+  return out;
+}
+
 Topic analyze_topic(std::string_view topic, TokenDict& dict, const std::vector<model::Synonym>& synonyms) {
   Topic t;
   t.phrase = core::collapse_whitespace(core::casefold(topic));
@@ -115,14 +127,7 @@ Topic analyze_topic(std::string_view topic, TokenDict& dict, const std::vector<m
   for (TokenId id : t.tokens) t.generic.push_back(core::is_generic(dict.text(id)));
 
   // One term per written word; the words a term folds into must appear together.
-  std::vector<std::string> raw_words;
-  for (std::size_t pos = 0; pos < topic.size();) {
-    while (pos < topic.size() && std::isspace(static_cast<unsigned char>(topic[pos]))) ++pos;
-    std::size_t end = pos;
-    while (end < topic.size() && !std::isspace(static_cast<unsigned char>(topic[end]))) ++end;
-    if (end > pos) raw_words.emplace_back(topic.substr(pos, end - pos));
-    pos = end;
-  }
+  const auto raw_words = written_words(topic);
   std::vector<std::string> folded_words;  // per term, its words joined by spaces (for synonyms)
   for (const auto& raw : raw_words) {
     const auto words = core::match_words(raw);

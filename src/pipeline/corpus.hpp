@@ -2,6 +2,7 @@
 // Stage state: the items of one run plus the features stages compute once and share.
 // A Corpus belongs to one run on one thread; stages are plain functions over it.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -22,13 +23,18 @@ class TokenDict {
   std::size_t size() const { return words_.size(); }
 
  private:
-  std::unordered_map<std::string, TokenId> ids_;
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, TokenId, Hash, std::equal_to<>> ids_;  // looked up without a copy
   std::vector<std::string> words_;
 };
 
 // Light normalization shared by topic and items: case-folded, trailing plural 's' dropped.
 std::string normalize_token(std::string_view token);
-// Sorted, unique, stopwords removed.
+// Sorted, unique, stopwords removed, a name-number pair ("gpt6") added: what dedupe and
+// clustering compare. From the words of match_sequence, or from text.
 std::vector<TokenId> token_set(std::string_view text, TokenDict& dict);
 
 // One word of an item's text as relevance sees it (core::match_words, interned).
@@ -37,10 +43,13 @@ struct MatchWord {
   std::uint8_t flags;
 };
 // kStop: a function word (stopword, kana particle); kIdeograph: one character of a script
-// without spaces (it takes about two to make a word).
-enum MatchFlag : std::uint8_t { kUpper = 1, kLower = 2, kPossessive = 4, kBreak = 8, kJoined = 16, kStop = 32, kIdeograph = 64 };
+// without spaces (it takes about two to make a word); kNumber: digits only.
+enum MatchFlag : std::uint8_t {
+  kUpper = 1, kLower = 2, kPossessive = 4, kBreak = 8, kJoined = 16, kStop = 32, kIdeograph = 64, kNumber = 128
+};
 // case_free, when given, says whether the text's case is uninformative (core::case_uninformative).
 std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bool* case_free = nullptr);
+std::vector<TokenId> token_set(const std::vector<MatchWord>& words, TokenDict& dict);
 
 // What relevance found, kept for the "why" line (rerank) and for context feedback.
 struct Evidence {
@@ -49,6 +58,7 @@ struct Evidence {
   Phrase phrase = Phrase::none;
   Conflict conflict = Conflict::none;
   std::uint8_t terms = 0, matched = 0;  // content terms of the topic, and those found
+  std::uint8_t in_title = 0;            // ... found in the title itself
   std::int16_t form = -1;               // Topic::form_names index of a synonym that matched
   std::int16_t context = -1;            // index into Features::context_labels that carried a term
   std::int8_t support = -1;             // context feedback: -1 n/a, 0 none, 1 some, 2 strong
@@ -70,7 +80,7 @@ struct Features {
   // and their words.
   std::vector<TokenId> context_labels;
   std::vector<std::vector<MatchWord>> context_words;
-  std::vector<std::string> context_names;  // as the why line shows them: "r/playrust", "tag rust"
+  std::vector<std::int8_t> context_origin;  // per label: -1 the item's container, k its tags[k]
   double base = 0;             // score before fusion (0..100)
   double age_days = -1;        // at the window's end; -1 undated
   bool before_story = false;   // older than the stretch where the topic's strong matches crowd
@@ -119,6 +129,8 @@ struct Corpus {
   Topic topic;
 };
 
+// The topic's words as written, split at white space.
+std::vector<std::string> written_words(std::string_view topic);
 // The topic as relevance sees it. synonyms: the plan's (built-in table and host-supplied).
 Topic analyze_topic(std::string_view topic, TokenDict& dict, const std::vector<model::Synonym>& synonyms = {});
 // Words relevance does not count as evidence on their own: core::is_generic plus words that

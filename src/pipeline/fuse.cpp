@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <fmt/format.h>
 #include <map>
 #include <numeric>
 #include <set>
@@ -160,12 +159,13 @@ std::string explain(const Corpus& c, std::size_t i) {
   why.reserve(96);
   if (ev.generic_only) why = "matches only generic words";
   else if (ev.phrase == Evidence::Phrase::title) why = "phrase match in title";
+  else if (ev.terms > 1 && ev.in_title == ev.terms) why.append("all ").append(std::to_string(ev.terms)).append(" words in title, not as a phrase");
   else if (ev.phrase == Evidence::Phrase::text) why = "phrase match in text";
-  else if (ev.terms > 1 && ev.matched == ev.terms) why = fmt::format("all {} words, not as a phrase", ev.terms);
-  else if (ev.terms > 1) why = fmt::format("{} of {} words", ev.matched, ev.terms);
+  else if (ev.terms > 1 && ev.matched == ev.terms) why.append("all ").append(std::to_string(ev.terms)).append(" words, not as a phrase");
+  else if (ev.terms > 1) why.append(std::to_string(ev.matched)).append(" of ").append(std::to_string(ev.terms)).append(" words");
   else why = "weak match";
   if (ev.form >= 0 && static_cast<std::size_t>(ev.form) < c.topic.form_names.size())
-    why += " as '" + c.topic.form_names[static_cast<std::size_t>(ev.form)] + "'";
+    why.append(" as '").append(c.topic.form_names[static_cast<std::size_t>(ev.form)]).append("'");
   if (ev.phrase == Evidence::Phrase::none) {
     switch (ev.conflict) {
       case Evidence::Conflict::other_version: why += "; names another version"; break;
@@ -174,23 +174,27 @@ std::string explain(const Corpus& c, std::size_t i) {
       case Evidence::Conflict::none: break;
     }
   }
-  if (ev.context >= 0 && static_cast<std::size_t>(ev.context) < f.context_names.size())
-    why += "; " + f.context_names[static_cast<std::size_t>(ev.context)] + " context";
+  if (ev.context >= 0 && static_cast<std::size_t>(ev.context) < f.context_origin.size()) {
+    const int origin = f.context_origin[static_cast<std::size_t>(ev.context)];
+    if (origin < 0 && it.container) why.append("; ").append(it.source == "reddit" ? "" : "repo ").append(*it.container);
+    else if (origin >= 0 && static_cast<std::size_t>(origin) < it.tags.size())
+      why.append(it.source == "github" ? "; topic " : "; tag ").append(it.tags[static_cast<std::size_t>(origin)]);
+    why += " context";
+  }
   else if (ev.support == 2) why += "; context shared with strong matches";
   else if (ev.support == 0) why += "; context unlike the strong matches";
+  const int days = static_cast<int>(f.age_days);
   if (f.age_days < 0) why += "; undated";
   else if (f.age_days < 1) why += "; under a day old";
-  else why += fmt::format("; {} day{} old", static_cast<int>(f.age_days), static_cast<int>(f.age_days) == 1 ? "" : "s");
+  else why.append("; ").append(std::to_string(days)).append(days == 1 ? " day old" : " days old");
   if (f.before_story) why += ", before the main coverage";
   if (it.scores.engagement >= kLoud) why += "; high engagement";
-  std::set<std::string> others;
+  // Other sources that carried it, each once, in name order.
+  std::vector<std::string_view> others;
   for (const auto& s : it.also_seen)
-    if (s.source != it.source) others.insert(s.source);
-  if (!others.empty()) {
-    why += "; also on ";
-    bool first = true;
-    for (const auto& o : others) why += (first ? "" : ", ") + o, first = false;
-  }
+    if (s.source != it.source && std::find(others.begin(), others.end(), s.source) == others.end()) others.push_back(s.source);
+  std::sort(others.begin(), others.end());
+  for (std::size_t k = 0; k < others.size(); ++k) why.append(k == 0 ? "; also on " : ", ").append(others[k]);
   return why;
 }
 

@@ -82,26 +82,16 @@ std::string folded_words(std::string_view text) {
 
 // Where `phrase` occurs in the topic's words, as [first, last) word indices.
 std::optional<std::pair<std::size_t, std::size_t>> find_words(const std::vector<std::string>& topic_words, std::string_view phrase) {
-  const auto needle = core::match_words(phrase);
-  if (needle.empty()) return std::nullopt;
-  for (std::size_t a = 0; a + needle.size() <= topic_words.size(); ++a) {
-    bool all = true;
-    for (std::size_t k = 0; k < needle.size() && all; ++k) all = folded_words(topic_words[a + k]) == needle[k].text;
-    if (all) return std::make_pair(a, a + needle.size());
+  const std::string key = folded_words(phrase);
+  if (key.empty()) return std::nullopt;
+  for (std::size_t a = 0; a < topic_words.size(); ++a) {
+    std::string run;
+    for (std::size_t b = a; b < topic_words.size() && run.size() < key.size(); ++b) {
+      run += (run.empty() ? "" : " ") + folded_words(topic_words[b]);
+      if (run == key) return std::make_pair(a, b + 1);
+    }
   }
   return std::nullopt;
-}
-
-std::vector<std::string> split_words(std::string_view topic) {
-  std::vector<std::string> out;
-  for (std::size_t pos = 0; pos < topic.size();) {
-    while (pos < topic.size() && std::isspace(static_cast<unsigned char>(topic[pos]))) ++pos;
-    std::size_t end = pos;
-    while (end < topic.size() && !std::isspace(static_cast<unsigned char>(topic[end]))) ++end;
-    if (end > pos) out.emplace_back(topic.substr(pos, end - pos));
-    pos = end;
-  }
-  return out;
 }
 
 bool is_abbreviation(std::string_view s) {
@@ -119,30 +109,58 @@ std::string join_range(const std::vector<std::string>& words, std::size_t a, std
   return out;
 }
 
-// Sub-queries that write the topic the other ways: "Postgres 19", "PG19" (an abbreviation
-// only joined to the version that follows it; spaced as well on deep runs).
+// Sub-queries that write the topic the other ways: every term in its first other spelling at
+// once ("Tokyo earthquake" for "東京 地震"), then one term at a time ("Postgres 19"), then
+// abbreviations joined to the version that follows them ("PG19"; spaced too on deep runs),
+// then the remaining spellings.
 void add_spellings(model::Plan& p, const std::vector<std::string>& words, model::Depth depth, int cap) {
-  for (const auto& syn : p.synonyms) {
-    const auto at = find_words(words, syn.term);
-    if (!at) continue;
-    const auto [a, b] = *at;
-    const bool version_follows = b < words.size() && is_number(words[b]);
-    for (const auto& alt : syn.alternatives) {
-      if (!is_abbreviation(alt)) {
-        add_unique(p, join_range(words, 0, a) + " " + alt + " " + join_range(words, b, words.size()), 0.9, cap);
-      } else if (version_follows) {
-        add_unique(p, join_range(words, 0, a) + " " + alt + words[b] + " " + join_range(words, b + 1, words.size()), 0.8, cap);
-        if (depth == model::Depth::deep)
-          add_unique(p, join_range(words, 0, a) + " " + alt + " " + join_range(words, b, words.size()), 0.7, cap);
-      }
+  struct Found {
+    std::size_t a, b;
+    const model::Synonym* syn;
+  };
+  std::vector<Found> found;
+  for (const auto& syn : p.synonyms)
+    if (const auto at = find_words(words, syn.term)) found.push_back({at->first, at->second, &syn});
+  std::sort(found.begin(), found.end(), [](const Found& x, const Found& y) { return x.a < y.a; });
+  const auto first_full = [](const model::Synonym& syn) -> const std::string* {
+    for (const auto& alt : syn.alternatives)
+      if (!is_abbreviation(alt)) return &alt;
+    return nullptr;
+  };
+  if (found.size() >= 2) {
+    std::string all;
+    std::size_t at = 0;
+    for (const auto& f : found) {
+      if (f.a < at) continue;  // overlapping entries: the first wins
+      const std::string* alt = first_full(*f.syn);
+      all += " " + join_range(words, at, f.a) + " " + (alt ? *alt : join_range(words, f.a, f.b));
+      at = f.b;
+    }
+    add_unique(p, all + " " + join_range(words, at, words.size()), 0.9, cap);
+  }
+  const auto replace = [&](const Found& f, const std::string& with, std::size_t b) {
+    return join_range(words, 0, f.a) + " " + with + " " + join_range(words, b, words.size());
+  };
+  for (const auto& f : found)
+    if (const std::string* alt = first_full(*f.syn)) add_unique(p, replace(f, *alt, f.b), 0.9, cap);
+  for (const auto& f : found) {
+    const bool version_follows = f.b < words.size() && is_number(words[f.b]);
+    if (!version_follows) continue;
+    for (const auto& alt : f.syn->alternatives) {
+      if (!is_abbreviation(alt)) continue;
+      add_unique(p, replace(f, alt + words[f.b], f.b + 1), 0.8, cap);
+      if (depth == model::Depth::deep) add_unique(p, replace(f, alt, f.b), 0.7, cap);
     }
   }
+  for (const auto& f : found)
+    for (const auto& alt : f.syn->alternatives)
+      if (!is_abbreviation(alt)) add_unique(p, replace(f, alt, f.b), 0.8, cap);
 }
 
 }  // namespace
 
 std::vector<model::Synonym> table_synonyms(std::string_view topic) {
-  const auto words = split_words(topic);
+  const auto words = written_words(topic);
   std::vector<model::Synonym> out;
   for (const auto& group : synonym_table()) {
     for (const auto& name : group) {
@@ -177,7 +195,7 @@ model::Plan make_plan(std::string_view topic_in, model::Depth depth, std::vector
   const int cap = max_sub_queries(depth) + (sides.empty() ? 0 : 1);
   add_unique(p, topic, 1.0, cap);
   for (const auto& side : sides) add_unique(p, side, 0.8, cap);
-  const auto written = split_words(topic);
+  const auto written = written_words(topic);
   add_spellings(p, written, depth, cap);
   // The topic without its generic words ("Vision Pro 2 review" -> "Vision Pro 2"), when at
   // least two words that say what it is are left. Never broader: a lone name or generic

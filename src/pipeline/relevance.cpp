@@ -28,7 +28,7 @@ constexpr double kNear = 0.75;           // the topic's words close together, no
 constexpr double kAbbreviation = 0.75;   // "PG 19" is probably PostgreSQL 19; "PostgreSQL 19" is
 constexpr double kCoverageShare = 0.6;   // relevance = 0.6 coverage + 0.4 phrase
 constexpr double kGenericOnlyCap = 0.1;  // under the prune floor
-constexpr double kEntityCredit = 0.5;    // what counts as having matched an entity word
+constexpr double kFound = 0.3;           // a word counts as found: anywhere in the title, even far
 constexpr double kStrong = 0.75;         // a strong match, for context feedback
 constexpr int kFeedbackMin = 4;          // strong matches with context before feedback means anything
 constexpr double kUnsupported = 0.8, kSupported = 1.15;
@@ -47,10 +47,6 @@ struct Occ {
   double strength() const { return weak ? kAbbreviation : kFull; }
   Conflict conflict = Conflict::none;
 };
-
-bool digits(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
-}
 
 bool matches_at(const std::vector<MatchWord>& w, std::size_t p, const std::vector<TokenId>& seq) {
   if (seq.empty() || p + seq.size() > w.size()) return false;
@@ -80,6 +76,14 @@ class Scorer {
       if (!term.connector)
         for (TokenId id : term.forms[0]) half_words += core::is_ideograph_word(d.text(id)) ? 1 : 2;
     window_ = half_words + 4;
+    // Adjacent topic words written as one label ("arcbrowser", "visionpro"), once per run.
+    for (std::size_t a = 0; a < t.terms.size(); ++a) {
+      std::string joined;
+      for (std::size_t b = a; b < t.terms.size() && joined.size() < 64; ++b) {
+        for (TokenId id : t.terms[b].forms[0]) joined += d.text(id);
+        if (b > a) compounds_.push_back({a, b, joined});
+      }
+    }
   }
 
   // Relevance of one item; fills its evidence.
@@ -97,15 +101,16 @@ class Scorer {
     const double text_phrase = field(f.snippet_words, f.snippet_case_free, false, text_, ev);
     if (title_conflict != Conflict::none) ev.conflict = title_conflict;
     double covered = 0, entity = 0;
-    int matched = 0;
+    int matched = 0, in_title = 0;
     bool specific = false;
     for (std::size_t i = 0; i < n; ++i) {
       const auto& term = topic_.terms[i];
       if (term.connector) continue;
       const double c = std::max({title_[i], kSnippetShare * text_[i], kContextShare * context_[i]});
       covered += term.weight * c;
-      matched += c >= kEntityCredit ? 1 : 0;
-      if (c >= kEntityCredit && !term.generic) specific = true;
+      matched += c >= kFound ? 1 : 0;
+      in_title += title_[i] >= kFound ? 1 : 0;
+      if (c >= kFound && !term.generic) specific = true;
       if (know_.entity[i]) {
         entity = std::max(entity, c);
         if (title_[i] >= kFull) ev.title_entity = true;
@@ -114,6 +119,7 @@ class Scorer {
       }
     }
     ev.matched = static_cast<std::uint8_t>(matched);
+    ev.in_title = static_cast<std::uint8_t>(in_title);
     const double coverage = topic_.total_weight > 0 ? covered / topic_.total_weight : 0;
     const double phrase = std::max(title_phrase, kSnippetShare * text_phrase);
     if (title_phrase >= 1.0) ev.phrase = Evidence::Phrase::title;
@@ -121,7 +127,7 @@ class Scorer {
     double r = topic_.content_terms <= 1 ? coverage : kCoverageShare * coverage + (1 - kCoverageShare) * phrase;
     const bool all_generic = std::all_of(topic_.terms.begin(), topic_.terms.end(),
                                          [](const TopicTerm& t) { return t.connector || t.generic; });
-    if ((know_.has_entity && entity < kEntityCredit) || (!know_.has_entity && !specific && !all_generic)) {
+    if ((know_.has_entity && entity < kFound) || (!know_.has_entity && !specific && !all_generic)) {
       ev.generic_only = matched > 0;
       r = std::min(r, kGenericOnlyCap);
     }
@@ -157,7 +163,7 @@ class Scorer {
     content_pos_.resize(w.size());
     for (std::size_t p = 0, k = 0; p < w.size(); ++p) {
       content_pos_[p] = static_cast<std::uint16_t>(std::min<std::size_t>(k, 65535));
-      k += (w[p].flags & kStop) || digits(dict_.text(w[p].id)) ? 0 : (w[p].flags & kIdeograph) ? 1 : 2;
+      k += (w[p].flags & (kStop | kNumber)) ? 0 : (w[p].flags & kIdeograph) ? 1 : 2;
     }
     auto window_end = [&](std::size_t from) {
       std::size_t end = from + 1;
@@ -246,7 +252,7 @@ class Scorer {
       const bool open_after = after < w.size() && !(w[after].flags & kBreak) && !(w[after - 1].flags & kPossessive);
       // A name whose version the topic gives, followed by another number: another release.
       if (i + 1 < n && topic_.terms[i + 1].version_of == static_cast<int>(i) && open_after &&
-          !starts_at(w, i + 1, after, false) && digits(dict_.text(w[after].id)) && !version_within(w, i + 1, after)) {
+          !starts_at(w, i + 1, after, false) && (w[after].flags & kNumber) && !version_within(w, i + 1, after)) {
         o.valid = false;
         o.conflict = Conflict::other_version;
         continue;
@@ -359,15 +365,9 @@ class Scorer {
             label_[i] = true;
         }
       }
-      // Adjacent topic words written as one label: "arcbrowser", "visionpro".
-      for (std::size_t a = 0; a < n; ++a) {
-        std::string joined;
-        for (std::size_t b = a; b < n && joined.size() < whole.size(); ++b) {
-          for (TokenId id : topic_.terms[b].forms[0]) joined += dict_.text(id);
-          if (b > a && joined == whole)
-            for (std::size_t i = a; i <= b; ++i) label_[i] = true;
-        }
-      }
+      for (const auto& c : compounds_)
+        if (c.text == whole)
+          for (std::size_t i = c.first; i <= c.last; ++i) label_[i] = true;
       const auto covered = static_cast<std::size_t>(std::count(label_.begin(), label_.end(), true));
       if (covered == 0) continue;
       for (std::size_t i = 0; i < n; ++i)
@@ -396,6 +396,11 @@ class Scorer {
   std::vector<std::pair<double, int>> chain_;
   std::vector<double> title_, text_, context_;
   std::vector<bool> label_;
+  struct Compound {
+    std::size_t first, last;
+    std::string text;
+  };
+  std::vector<Compound> compounds_;
   std::vector<std::uint16_t> content_pos_;
   std::size_t window_ = 4;
   double window_share_ = 0;  // the last field's best window, as a share of the topic's weight
