@@ -49,8 +49,6 @@ void normalize(Corpus& c) {
     auto& it = c.items[i];
     auto& f = c.features[i];
     it.title = core::truncate_utf8(core::collapse_whitespace(core::sanitize_utf8(it.title)), kTitleBytes);
-    // Some feeds hand over HTML (Hacker News story text): the snippet is what it says.
-    if (it.snippet.find_first_of("<&") != std::string::npos) it.snippet = core::html_to_text(it.snippet);
     it.snippet = core::truncate_utf8(core::collapse_whitespace(core::sanitize_utf8(it.snippet)), kSnippetBytes);
     if (it.author) {
       *it.author = core::sanitize_utf8(core::trim(*it.author));
