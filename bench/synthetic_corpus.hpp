@@ -185,7 +185,10 @@ struct Fetch {
 class Generator {
  public:
   Generator() : vocab_(make_vocabulary(4000)), word_(vocab_.size(), 1.05) {
-    plan_ = pipeline::make_plan(kTopic, model::Depth::deep);  // three sub-queries
+    // Three sub-queries, pinned (what the planner asked for this topic when the corpus was
+    // designed) so that planner changes do not change the corpus.
+    plan_.intent = "news";
+    plan_.sub_queries = {{kTopic, 1.0}, {"runtime async", 0.5}, {std::string("\"") + kTopic + "\"", 0.6}};
     plan_.source_weights = {{"stackexchange", 1.3}, {"github", 1.1}, {"polymarket", 0.5}};
     // As-of 2026-03-15, 30-day window.
     window_ = model::Window::ending(core::days_from_civil(2026, 3, 15) * 86400, 30);
@@ -392,8 +395,8 @@ class Generator {
 
 inline void score(Corpus& c, const Fetch& f) {
   pipeline::score_relevance(c);
-  pipeline::score_engagement(c);
   pipeline::score_freshness(c, f.window);
+  pipeline::score_engagement(c);
   pipeline::score_base(c, f.plan.source_weights);
   pipeline::assign_stream_ranks(c);
 }

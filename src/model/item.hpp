@@ -52,6 +52,7 @@ struct Item {
   std::optional<std::string> discussion_url;  // the thread, when it differs from url
   std::optional<std::string> author;
   std::optional<std::string> container;  // subreddit, repository, site, tag
+  std::vector<std::string> tags;         // the platform's own labels: Stack Exchange tags, repository topics, Lobsters tags
   std::optional<core::UnixSeconds> published_at;
   std::vector<Engagement> engagement;
   std::string snippet;
@@ -61,6 +62,7 @@ struct Item {
   // With --store: 0 = new to this topic; N = first seen N runs of this topic ago.
   std::optional<int> seen_before;
   std::vector<Comment> comments;  // the best items only, most engaged first (pipeline/comments)
+  std::string why;  // why it ranks where it does, in a few words ("phrase match in title; r/playrust context; 2 days old")
 
   // Pipeline bookkeeping: which (source, sub-query) streams found it, and where.
   // Folded duplicates bring their own hits along, so fusion sees cross-source agreement.

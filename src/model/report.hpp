@@ -37,10 +37,20 @@ struct SubQuery {
   double weight = 1.0;
 };
 
+// Other ways of writing a word or phrase of the topic ("Postgres" for "PostgreSQL", "Tokyo"
+// for "東京"). A one- to three-letter alternative ("PG", "JS") is an abbreviation and counts
+// only next to the rest of the topic ("PG19", "PG 19").
+struct Synonym {
+  std::string term;                       // as it appears in the topic
+  std::vector<std::string> alternatives;
+  bool from_host = false;
+};
+
 struct Plan {
   std::string intent;  // "news", "howto", "comparison", "research", "prediction", "product"
   std::vector<SubQuery> sub_queries;
   std::map<std::string, double> source_weights;
+  std::vector<Synonym> synonyms;
   bool from_host = false;
 };
 

@@ -1,13 +1,16 @@
 #include "pipeline/corpus.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <unordered_set>
 
+#include "core/fold.hpp"
 #include "core/text.hpp"
 
 namespace pipeline {
 
 TokenId TokenDict::intern(std::string_view token) {
-  auto it = ids_.find(std::string(token));
+  auto it = ids_.find(token);
   if (it != ids_.end()) return it->second;
   const auto id = static_cast<TokenId>(words_.size());
   words_.emplace_back(token);
@@ -23,32 +26,193 @@ std::string normalize_token(std::string_view token) {
   return t;
 }
 
-namespace {
-bool all_digits(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-}  // namespace
 
-std::vector<TokenId> token_set(std::string_view text, TokenDict& dict) {
+std::vector<TokenId> token_set(const std::vector<MatchWord>& words, TokenDict& dict) {
   std::vector<TokenId> out;
-  const auto raw = core::tokenize(text);
-  for (std::size_t i = 0; i < raw.size(); ++i) {
-    if (core::is_stopword(raw[i])) continue;
-    out.push_back(dict.intern(normalize_token(raw[i])));
+  out.reserve(words.size() + 2);
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (words[i].flags & kStop) continue;
+    out.push_back(words[i].id);
     // "GPT-6", "iPhone 17": the name-number pair is the entity; alone the number is noise.
-    if (i > 0 && all_digits(raw[i]) && raw[i].size() <= 3 && !all_digits(raw[i - 1]) && !core::is_stopword(raw[i - 1]))
-      out.push_back(dict.intern(raw[i - 1] + raw[i]));
+    if (i > 0 && (words[i].flags & kNumber) && dict.text(words[i].id).size() <= 3 && !(words[i - 1].flags & (kNumber | kStop)))
+      out.push_back(dict.intern(dict.text(words[i - 1].id) + dict.text(words[i].id)));
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
-Topic analyze_topic(std::string_view topic, TokenDict& dict) {
+std::vector<TokenId> token_set(std::string_view text, TokenDict& dict) { return token_set(match_sequence(text, dict), dict); }
+
+namespace {
+bool digits_only(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+}  // namespace
+
+std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bool* case_free) {
+  const auto words = core::match_words(text);
+  if (case_free) *case_free = core::case_uninformative(words);
+  std::vector<MatchWord> out;
+  out.reserve(words.size());
+  for (const auto& w : words) {
+    std::uint8_t flags = 0;
+    if (w.upper) flags |= kUpper;
+    if (w.lower) flags |= kLower;
+    if (w.possessive) flags |= kPossessive;
+    if (w.clause_break) flags |= kBreak;
+    if (w.joined) flags |= kJoined;
+    if (w.kana || core::is_stopword(w.text)) flags |= kStop;
+    if (w.ideograph) flags |= kIdeograph;
+    if (digits_only(w.text)) flags |= kNumber;
+    out.push_back({dict.intern(w.ideograph ? w.text : normalize_token(w.text)), flags});
+  }
+  return out;
+}
+
+bool is_weak_word(std::string_view folded) {
+  static const std::unordered_set<std::string_view> kWords{
+      "model", "models", "server", "servers", "performance", "update", "updates", "version", "versions",
+      "feature", "features", "support", "issue", "issues", "problem", "problems", "api", "apis", "library",
+      "libraries", "system", "systems", "service", "services", "platform", "project", "projects", "code",
+      "developer", "developers", "company", "user", "users", "setup", "tutorial", "example", "examples",
+      "report", "story", "stories", "change", "changes", "plan", "plans", "price", "pricing"};
+  return core::is_generic(folded) || kWords.count(folded) > 0;
+}
+
+namespace {
+
+// "llama.cpp", "k8s", "GPT-5", "c++": written like a product's name whatever the case.
+bool name_shaped(std::string_view raw, const std::vector<core::Word>& words) {
+  if (words.empty() || words[0].ideograph) return false;
+  bool letter = false, digit = false;
+  for (char c : raw) {
+    letter |= std::isalpha(static_cast<unsigned char>(c)) != 0;
+    digit |= c >= '0' && c <= '9';
+  }
+  return letter && (digit || words.size() > 1 || raw.find_first_of("+#") != std::string_view::npos);
+}
+
+std::vector<TokenId> ids_of(const std::vector<core::Word>& words, TokenDict& dict) {
+  std::vector<TokenId> out;
+  for (const auto& w : words) out.push_back(dict.intern(w.ideograph ? w.text : normalize_token(w.text)));
+  return out;
+}
+
+// Short letters-only alternatives ("PG", "JS") name many things; they count only beside the rest of the topic.
+bool abbreviation(std::string_view alternative) {
+  const auto t = core::trim(alternative);
+  return !t.empty() && t.size() <= 3 &&
+         std::all_of(t.begin(), t.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
+}
+
+}  // namespace
+
+std::vector<std::string> written_words(std::string_view topic) {
+  std::vector<std::string> out;
+  for (std::size_t pos = 0; pos < topic.size();) {
+    while (pos < topic.size() && std::isspace(static_cast<unsigned char>(topic[pos]))) ++pos;
+    std::size_t end = pos;
+    while (end < topic.size() && !std::isspace(static_cast<unsigned char>(topic[end]))) ++end;
+    if (end > pos) out.emplace_back(topic.substr(pos, end - pos));
+    pos = end;
+  }
+  return out;
+}
+
+Topic analyze_topic(std::string_view topic, TokenDict& dict, const std::vector<model::Synonym>& synonyms) {
   Topic t;
   t.phrase = core::collapse_whitespace(core::casefold(topic));
   t.tokens = token_set(topic, dict);
   for (TokenId id : t.tokens) t.generic.push_back(core::is_generic(dict.text(id)));
+
+  // One term per written word; the words a term folds into must appear together.
+  const auto raw_words = written_words(topic);
+  std::vector<std::string> folded_words;  // per term, its words joined by spaces (for synonyms)
+  for (const auto& raw : raw_words) {
+    const auto words = core::match_words(raw);
+    if (words.empty()) continue;
+    TopicTerm term;
+    term.forms.push_back(ids_of(words, dict));
+    term.weak.push_back(false);
+    term.names.push_back(-1);
+    std::string joined;
+    bool all_digits = true;
+    for (const auto& w : words) {
+      joined += (joined.empty() ? "" : " ") + w.text;
+      all_digits &= digits_only(w.text);
+    }
+    term.number = all_digits;
+    term.connector = words.size() == 1 && core::is_stopword(words[0].text);
+    term.proper = !term.number && !term.connector && words[0].upper;
+    term.shaped = !term.number && !term.connector && name_shaped(raw, words);
+    term.generic = !term.proper && !term.shaped && !term.number && std::all_of(words.begin(), words.end(), [](const core::Word& w) { return is_weak_word(w.text); });
+    if (auto alt = core::umlaut_spelling(raw)) {
+      const auto alt_words = core::match_words(*alt);
+      if (!alt_words.empty()) {
+        term.forms.push_back(ids_of(alt_words, dict));
+        term.weak.push_back(false);
+        term.names.push_back(-1);
+      }
+    }
+    t.terms.push_back(std::move(term));
+    folded_words.push_back(std::move(joined));
+  }
+  // A number right after a word is that word's version ("PostgreSQL 19", "Zig 1.0"); elsewhere
+  // a number is a date or a count.
+  for (std::size_t i = 0; i < t.terms.size(); ++i) {
+    auto& term = t.terms[i];
+    if (!term.number) continue;
+    if (i > 0 && !t.terms[i - 1].connector && !t.terms[i - 1].number) term.version_of = static_cast<int>(i - 1);
+    else term.generic = true;
+  }
+  // Synonyms: a single word gains forms; a phrase gains a span.
+  for (const auto& syn : synonyms) {
+    std::string key;
+    for (const auto& w : core::match_words(syn.term)) key += (key.empty() ? "" : " ") + w.text;
+    if (key.empty()) continue;
+    for (std::size_t a = 0; a < t.terms.size(); ++a) {
+      std::string run;
+      std::size_t b = a;
+      for (; b < t.terms.size(); ++b) {
+        run += (run.empty() ? "" : " ") + folded_words[b];
+        if (run.size() >= key.size()) break;
+      }
+      if (b >= t.terms.size() || run != key) continue;
+      for (const auto& alt : syn.alternatives) {
+        const auto words = core::match_words(alt);
+        if (words.empty()) continue;
+        const auto name = static_cast<std::int16_t>(t.form_names.size());
+        t.form_names.push_back(std::string(core::trim(alt)));
+        const bool weak = abbreviation(alt);
+        if (a == b) {
+          t.terms[a].forms.push_back(ids_of(words, dict));
+          t.terms[a].weak.push_back(weak);
+          t.terms[a].names.push_back(name);
+        } else {
+          t.spans.push_back({a, b, ids_of(words, dict), weak, name});
+        }
+      }
+    }
+  }
+  // Joined name and version, as in "PG19" or "postgresql19": one span for each one-word form.
+  for (std::size_t i = 0; i < t.terms.size(); ++i) {
+    const auto& num = t.terms[i];
+    if (num.version_of < 0 || num.forms[0].size() != 1) continue;
+    const auto& name = t.terms[static_cast<std::size_t>(num.version_of)];
+    for (std::size_t f = 0; f < name.forms.size(); ++f) {
+      if (name.forms[f].size() != 1) continue;
+      const TokenId joined = dict.intern(dict.text(name.forms[f][0]) + dict.text(num.forms[0][0]));
+      t.spans.push_back({i - 1, i, {joined}, false, name.names[f]});
+    }
+  }
+  for (auto& term : t.terms) {
+    term.weight = term.connector ? 0.0 : term.generic ? 0.3 : 1.0;
+    if (term.connector) continue;
+    t.total_weight += term.weight;
+    ++t.content_terms;
+    t.has_entity |= term.proper || term.shaped || term.version_of >= 0;
+  }
   return t;
 }
 

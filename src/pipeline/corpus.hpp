@@ -2,6 +2,7 @@
 // Stage state: the items of one run plus the features stages compute once and share.
 // A Corpus belongs to one run on one thread; stages are plain functions over it.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -22,29 +23,103 @@ class TokenDict {
   std::size_t size() const { return words_.size(); }
 
  private:
-  std::unordered_map<std::string, TokenId> ids_;
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, TokenId, Hash, std::equal_to<>> ids_;  // looked up without a copy
   std::vector<std::string> words_;
 };
 
 // Light normalization shared by topic and items: case-folded, trailing plural 's' dropped.
 std::string normalize_token(std::string_view token);
-// Sorted, unique, stopwords removed.
+// Sorted, unique, stopwords removed, a name-number pair ("gpt6") added: what dedupe and
+// clustering compare. From the words of match_sequence, or from text.
 std::vector<TokenId> token_set(std::string_view text, TokenDict& dict);
+
+// One word of an item's text as relevance sees it (core::match_words, interned).
+struct MatchWord {
+  TokenId id;
+  std::uint8_t flags;
+};
+// kStop: a function word (stopword, kana particle); kIdeograph: one character of a script
+// without spaces (it takes about two to make a word); kNumber: digits only.
+enum MatchFlag : std::uint8_t {
+  kUpper = 1, kLower = 2, kPossessive = 4, kBreak = 8, kJoined = 16, kStop = 32, kIdeograph = 64, kNumber = 128
+};
+// case_free, when given, says whether the text's case is uninformative (core::case_uninformative).
+std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bool* case_free = nullptr);
+std::vector<TokenId> token_set(const std::vector<MatchWord>& words, TokenDict& dict);
+
+// What relevance found, kept for the "why" line (rerank) and for context feedback.
+struct Evidence {
+  enum class Phrase : std::uint8_t { none, text, title };
+  enum class Conflict : std::uint8_t { none, other_version, other_name, common_word };
+  Phrase phrase = Phrase::none;
+  Conflict conflict = Conflict::none;
+  std::uint8_t terms = 0, matched = 0;  // content terms of the topic, and those found
+  std::uint8_t in_title = 0;            // ... found in the title itself
+  std::int16_t form = -1;               // Topic::form_names index of a synonym that matched
+  std::int16_t context = -1;            // index into Features::context_labels that carried a term
+  std::int8_t support = -1;             // context feedback: -1 n/a, 0 none, 1 some, 2 strong
+  bool title_entity = false;            // an entity word of the topic in the title
+  bool title_in_order = false;          // the title holds the topic's words close together, in order
+  bool context_names_topic = false;     // a label holds the whole topic, or two of its words ("ArcBrowser")
+  bool generic_only = false;
+};
 
 struct Features {
   std::vector<TokenId> title;  // sorted unique
   std::vector<TokenId> text;   // title + snippet, sorted unique
   std::string canonical_url;
-  std::string folded_title;    // case-folded, for phrase tests
-  std::string folded_snippet;
+  std::vector<MatchWord> title_words;    // in order, for phrases and proximity
+  std::vector<MatchWord> snippet_words;
+  bool title_case_free = false;          // title case or capitals: the case of a word says nothing
+  bool snippet_case_free = false;
+  // Context labels (subreddit, tags, repository topics, repository): each whole and folded,
+  // and their words.
+  std::vector<TokenId> context_labels;
+  std::vector<std::vector<MatchWord>> context_words;
+  std::vector<std::int8_t> context_origin;  // per label: -1 the item's container, k its tags[k]
   double base = 0;             // score before fusion (0..100)
+  double age_days = -1;        // at the window's end; -1 undated
+  bool before_story = false;   // older than the stretch where the topic's strong matches crowd
   bool has_engagement_data = false;
+  Evidence evidence;
+};
+
+// A word or phrase of the topic and the token sequences that count as it.
+struct TopicTerm {
+  std::vector<std::vector<TokenId>> forms;  // "zurich", "zuerich"; "東","京"; "tokyo"
+  std::vector<bool> weak;                   // parallel: an abbreviation that counts only beside the rest of the topic
+  std::vector<std::int16_t> names;          // parallel: Topic::form_names index for a synonym, or -1
+  double weight = 1;
+  bool connector = false;  // a stopword inside the topic: part of the phrase, not evidence
+  bool proper = false;     // typed capitalised: a name, so a lower-case "rose" in a sentence is not it
+  bool shaped = false;     // shaped like a product's name whatever the case: llama.cpp, k8s, GPT-5, c++
+  bool generic = false;
+  bool number = false;
+  int version_of = -1;     // a number bound to the term before it ("PostgreSQL 19")
+};
+
+// A synonym or joined spelling for several adjacent terms ("pg19" for "PostgreSQL 19").
+struct SpanForm {
+  std::size_t first = 0, last = 0;  // terms covered, inclusive
+  std::vector<TokenId> seq;
+  bool weak = false;
+  std::int16_t name = -1;
 };
 
 struct Topic {
   std::string phrase;               // case-folded, whitespace-collapsed
-  std::vector<TokenId> tokens;      // non-stopword tokens, sorted unique
+  std::vector<TokenId> tokens;      // non-stopword tokens, sorted unique (clustering ignores them)
   std::vector<bool> generic;        // parallel to tokens
+  std::vector<TopicTerm> terms;     // in topic order
+  std::vector<SpanForm> spans;
+  std::vector<std::string> form_names;  // synonyms as written, for "why"
+  double total_weight = 0;          // of the content terms
+  std::size_t content_terms = 0;
+  bool has_entity = false;          // some term is a name, a name-shaped word or a version
 };
 
 struct Corpus {
@@ -54,7 +129,13 @@ struct Corpus {
   Topic topic;
 };
 
-Topic analyze_topic(std::string_view topic, TokenDict& dict);
+// The topic's words as written, split at white space.
+std::vector<std::string> written_words(std::string_view topic);
+// The topic as relevance sees it. synonyms: the plan's (built-in table and host-supplied).
+Topic analyze_topic(std::string_view topic, TokenDict& dict, const std::vector<model::Synonym>& synonyms = {});
+// Words relevance does not count as evidence on their own: core::is_generic plus words that
+// name a kind of thing in every field ("model", "server", "performance"...).
+bool is_weak_word(std::string_view folded);
 
 // Keeps the parallel vectors in step: removes items where drop[i] is true.
 void erase_items(Corpus& c, const std::vector<bool>& drop);

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/fold.hpp"
 #include "core/text.hpp"
 #include "core/url.hpp"
 #include "pipeline/stages.hpp"
@@ -10,6 +11,36 @@ namespace pipeline {
 namespace {
 constexpr std::size_t kSnippetBytes = 400;
 constexpr std::size_t kTitleBytes = 300;
+constexpr std::size_t kMaxLabels = 12;
+
+// Where the platform filed the item says which "Rust" or "Rome" it means: the subreddit, the
+// repository of a GitHub issue (a repository's name already opens its title), and the
+// platform's tags and topics.
+void add_context(model::Item& it, TokenDict& dict, Features& f) {
+  std::vector<std::pair<std::string_view, std::int8_t>> labels;  // label, origin
+  std::string_view container;
+  if (it.container && (it.source == "reddit" || it.source == "github") && !it.title.starts_with(*it.container)) {
+    container = *it.container;
+    if (container.substr(0, 2) == "r/") container.remove_prefix(2);
+    labels.emplace_back(container, -1);
+  }
+  if (it.tags.size() > kMaxLabels) it.tags.resize(kMaxLabels);
+  for (std::size_t k = 0; k < it.tags.size(); ++k) {
+    auto& tag = it.tags[k];
+    tag = core::truncate_utf8(core::collapse_whitespace(core::sanitize_utf8(tag)), 100);
+    if (!tag.empty()) labels.emplace_back(tag, static_cast<std::int8_t>(k));
+  }
+  for (const auto& [label, origin] : labels) {
+    auto words = match_sequence(label, dict);
+    if (words.empty()) continue;
+    std::string whole;
+    for (const auto& w : words) whole += dict.text(w.id);
+    f.context_labels.push_back(dict.intern(whole));
+    f.context_words.push_back(std::move(words));
+    f.context_origin.push_back(origin);
+  }
+}
+
 }  // namespace
 
 void normalize(Corpus& c) {
@@ -28,10 +59,11 @@ void normalize(Corpus& c) {
     // Non-finite or absurd counts are upstream noise, not engagement.
     std::erase_if(it.engagement, [](const model::Engagement& e) { return !std::isfinite(e.value) || std::fabs(e.value) > 1e12; });
     f.canonical_url = core::canonical_url(it.url);
-    f.folded_title = core::casefold(it.title);
-    f.folded_snippet = core::casefold(it.snippet);
-    f.title = token_set(it.title, c.dict);
-    const auto snippet_tokens = token_set(it.snippet, c.dict);
+    f.title_words = match_sequence(it.title, c.dict, &f.title_case_free);
+    f.snippet_words = match_sequence(it.snippet, c.dict, &f.snippet_case_free);
+    add_context(it, c.dict, f);
+    f.title = token_set(f.title_words, c.dict);
+    const auto snippet_tokens = token_set(f.snippet_words, c.dict);
     f.text.reserve(f.title.size() + snippet_tokens.size());
     std::set_union(f.title.begin(), f.title.end(), snippet_tokens.begin(), snippet_tokens.end(),
                    std::back_inserter(f.text));

@@ -4,8 +4,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <fmt/format.h>
 
+#include "core/fold.hpp"
 #include "core/text.hpp"
+#include "pipeline/corpus.hpp"
 #include "sources/source.hpp"
 
 namespace pipeline {
@@ -20,6 +24,8 @@ int max_sub_queries(model::Depth depth) {
 }
 
 namespace {
+
+constexpr std::size_t kMaxSynonymTerms = 20, kMaxAlternatives = 10, kMaxSynonymChars = 100;
 
 std::string join(const std::vector<std::string>& words) {
   std::string out;
@@ -46,9 +52,132 @@ void add_unique(model::Plan& p, std::string text, double weight, int cap) {
   p.sub_queries.push_back({text, weight});
 }
 
+// Names people write several ways. Small on purpose: a host agent supplies the rest
+// through --plan "synonyms". One- to three-letter entries are abbreviations (model::Synonym).
+const std::vector<std::vector<std::string_view>>& synonym_table() {
+  static const std::vector<std::vector<std::string_view>> kGroups{
+      {"PostgreSQL", "Postgres", "PG"},
+      {"Kubernetes", "K8s"},
+      {"JavaScript", "JS"},
+      {"TypeScript", "TS"},
+      {"Golang", "Go"},
+      {"WebAssembly", "Wasm"},
+      {"Visual Studio Code", "VS Code", "VSCode"},
+      {"Amazon Web Services", "AWS"},
+      {"Google Cloud Platform", "GCP"},
+      {"large language model", "LLM"},
+      {"machine learning", "ML"},
+      {"New York City", "NYC"},
+      {"United Kingdom", "UK"},
+      {"European Union", "EU"},
+  };
+  return kGroups;
+}
+
+std::string folded_words(std::string_view text) {
+  std::string out;
+  for (const auto& w : core::match_words(text)) out += (out.empty() ? "" : " ") + w.text;
+  return out;
+}
+
+// Where `phrase` occurs in the topic's words, as [first, last) word indices.
+std::optional<std::pair<std::size_t, std::size_t>> find_words(const std::vector<std::string>& topic_words, std::string_view phrase) {
+  const std::string key = folded_words(phrase);
+  if (key.empty()) return std::nullopt;
+  for (std::size_t a = 0; a < topic_words.size(); ++a) {
+    std::string run;
+    for (std::size_t b = a; b < topic_words.size() && run.size() < key.size(); ++b) {
+      run += (run.empty() ? "" : " ") + folded_words(topic_words[b]);
+      if (run == key) return std::make_pair(a, b + 1);
+    }
+  }
+  return std::nullopt;
+}
+
+bool is_abbreviation(std::string_view s) {
+  return s.size() <= 3 && std::all_of(s.begin(), s.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
+}
+
+bool is_number(std::string_view w) {
+  const auto f = folded_words(w);
+  return !f.empty() && std::all_of(f.begin(), f.end(), [](char c) { return (c >= '0' && c <= '9') || c == ' '; });
+}
+
+std::string join_range(const std::vector<std::string>& words, std::size_t a, std::size_t b) {
+  std::string out;
+  for (std::size_t i = a; i < b; ++i) out += (out.empty() ? "" : " ") + words[i];
+  return out;
+}
+
+// Sub-queries that write the topic the other ways: every term in its first other spelling at
+// once ("Tokyo earthquake" for "東京 地震"), then one term at a time ("Postgres 19"), then
+// abbreviations joined to the version that follows them ("PG19"; spaced too on deep runs),
+// then the remaining spellings.
+void add_spellings(model::Plan& p, const std::vector<std::string>& words, model::Depth depth, int cap) {
+  struct Found {
+    std::size_t a, b;
+    const model::Synonym* syn;
+  };
+  std::vector<Found> found;
+  for (const auto& syn : p.synonyms)
+    if (const auto at = find_words(words, syn.term)) found.push_back({at->first, at->second, &syn});
+  std::sort(found.begin(), found.end(), [](const Found& x, const Found& y) { return x.a < y.a; });
+  const auto first_full = [](const model::Synonym& syn) -> const std::string* {
+    for (const auto& alt : syn.alternatives)
+      if (!is_abbreviation(alt)) return &alt;
+    return nullptr;
+  };
+  if (found.size() >= 2) {
+    std::string all;
+    std::size_t at = 0;
+    for (const auto& f : found) {
+      if (f.a < at) continue;  // overlapping entries: the first wins
+      const std::string* alt = first_full(*f.syn);
+      all += " " + join_range(words, at, f.a) + " " + (alt ? *alt : join_range(words, f.a, f.b));
+      at = f.b;
+    }
+    add_unique(p, all + " " + join_range(words, at, words.size()), 0.9, cap);
+  }
+  const auto replace = [&](const Found& f, const std::string& with, std::size_t b) {
+    return join_range(words, 0, f.a) + " " + with + " " + join_range(words, b, words.size());
+  };
+  for (const auto& f : found)
+    if (const std::string* alt = first_full(*f.syn)) add_unique(p, replace(f, *alt, f.b), 0.9, cap);
+  for (const auto& f : found) {
+    const bool version_follows = f.b < words.size() && is_number(words[f.b]);
+    if (!version_follows) continue;
+    for (const auto& alt : f.syn->alternatives) {
+      if (!is_abbreviation(alt)) continue;
+      add_unique(p, replace(f, alt + words[f.b], f.b + 1), 0.8, cap);
+      if (depth == model::Depth::deep) add_unique(p, replace(f, alt, f.b), 0.7, cap);
+    }
+  }
+  for (const auto& f : found)
+    for (const auto& alt : f.syn->alternatives)
+      if (!is_abbreviation(alt)) add_unique(p, replace(f, alt, f.b), 0.8, cap);
+}
+
 }  // namespace
 
-model::Plan make_plan(std::string_view topic_in, model::Depth depth) {
+std::vector<model::Synonym> table_synonyms(std::string_view topic) {
+  const auto words = written_words(topic);
+  std::vector<model::Synonym> out;
+  for (const auto& group : synonym_table()) {
+    for (const auto& name : group) {
+      const auto at = find_words(words, name);
+      if (!at) continue;
+      model::Synonym syn;
+      syn.term = join_range(words, at->first, at->second);
+      for (const auto& other : group)
+        if (other != name) syn.alternatives.emplace_back(other);
+      out.push_back(std::move(syn));
+      break;
+    }
+  }
+  return out;
+}
+
+model::Plan make_plan(std::string_view topic_in, model::Depth depth, std::vector<model::Synonym> host_synonyms) {
   const std::string topic = core::collapse_whitespace(topic_in);
   const auto words = core::tokenize(topic);
   const std::string folded = core::casefold(topic);
@@ -61,29 +190,64 @@ model::Plan make_plan(std::string_view topic_in, model::Depth depth) {
   else if (has("paper") || has("papers") || has("research") || has("arxiv") || has("benchmark")) p.intent = "research";
   else if (has("launch") || has("release") || has("pricing") || has("review")) p.intent = "product";
   else p.intent = "news";
+  p.synonyms = merge_synonyms(std::move(host_synonyms), table_synonyms(topic));
 
   const int cap = max_sub_queries(depth) + (sides.empty() ? 0 : 1);
   add_unique(p, topic, 1.0, cap);
   for (const auto& side : sides) add_unique(p, side, 0.8, cap);
-  // The topic without filler words finds titles that phrase it differently.
-  std::vector<std::string> core_words;
-  for (const auto& w : words)
-    if (!core::is_stopword(w) && !(core::is_generic(w) && words.size() > 2)) core_words.push_back(w);
-  if (core_words.size() >= 1 && core_words.size() < words.size()) add_unique(p, join(core_words), 0.7, cap);
-  if (depth != model::Depth::quick && core_words.size() >= 3) {
-    // The two most distinctive words (longest) alone widen recall on long topics.
-    auto sorted = core_words;
-    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
-    add_unique(p, sorted[0] + " " + sorted[1], 0.5, cap);
+  const auto written = written_words(topic);
+  add_spellings(p, written, depth, cap);
+  // The topic without its generic words ("Vision Pro 2 review" -> "Vision Pro 2"), when at
+  // least two words that say what it is are left. Never broader: a lone name or generic
+  // words alone ("model", "performance tuning") retrieve everything that shares them.
+  std::vector<std::string> kept;
+  int specific = 0;
+  for (std::size_t i = 0; i < written.size(); ++i) {
+    const std::string f = folded_words(written[i]);
+    const bool version = is_number(written[i]) && i > 0 && !is_number(written[i - 1]);
+    const auto parts = core::match_words(written[i]);
+    const bool weak = !version && !parts.empty() &&
+                      std::all_of(parts.begin(), parts.end(), [](const core::Word& w) { return is_weak_word(w.text) || core::is_stopword(w.text); });
+    if (weak) continue;
+    kept.push_back(written[i]);
+    specific += f.empty() ? 0 : 1;
   }
+  if (specific >= 2 && kept.size() < written.size()) add_unique(p, join_range(kept, 0, kept.size()), 0.7, cap);
   if (depth == model::Depth::deep && words.size() >= 2) add_unique(p, "\"" + topic + "\"", 0.6, cap);
 
+  // A market answers "will it happen", the rest "what happened": markets lead only on predictions.
   auto& w = p.source_weights;
   if (p.intent == "howto") w = {{"stackexchange", 1.3}, {"github", 1.1}, {"polymarket", 0.5}};
   else if (p.intent == "prediction") w = {{"polymarket", 1.5}, {"arxiv", 0.7}};
   else if (p.intent == "research") w = {{"arxiv", 1.4}, {"github", 1.1}, {"polymarket", 0.6}};
-  else if (p.intent == "comparison") w = {{"reddit", 1.15}, {"hackernews", 1.1}, {"stackexchange", 1.1}};
-  else if (p.intent == "product") w = {{"reddit", 1.1}, {"hackernews", 1.1}};
+  else if (p.intent == "comparison") w = {{"reddit", 1.15}, {"hackernews", 1.1}, {"stackexchange", 1.1}, {"polymarket", 0.8}};
+  else if (p.intent == "product") w = {{"reddit", 1.1}, {"hackernews", 1.1}, {"polymarket", 0.8}};
+  else w = {{"polymarket", 0.8}};
+  return p;
+}
+
+std::vector<model::Synonym> merge_synonyms(std::vector<model::Synonym> first, const std::vector<model::Synonym>& then) {
+  for (const auto& s : then) {
+    const std::string key = folded_words(s.term);
+    if (std::none_of(first.begin(), first.end(), [&](const model::Synonym& f) { return folded_words(f.term) == key; }))
+      first.push_back(s);
+  }
+  return first;
+}
+
+model::Plan plan_for(std::string_view topic, model::Depth depth, const std::optional<model::Plan>& host) {
+  if (!host) return make_plan(topic, depth);
+  if (host->sub_queries.empty()) {
+    // The host named synonyms (or weights) only: the built-in planner asks, with them.
+    model::Plan p = make_plan(topic, depth, host->synonyms);
+    if (!host->intent.empty()) p.intent = host->intent;
+    if (!host->source_weights.empty()) p.source_weights = host->source_weights;
+    p.from_host = true;
+    return p;
+  }
+  model::Plan p = *host;
+  if (p.intent.empty()) p.intent = "news";
+  p.synonyms = merge_synonyms(std::move(p.synonyms), table_synonyms(topic));
   return p;
 }
 
@@ -96,36 +260,60 @@ std::optional<model::Plan> parse_host_plan(std::string_view json_text, std::stri
   if (j.is_discarded() || !j.is_object()) return fail("--plan is not a JSON object");
   model::Plan p;
   p.from_host = true;
-  p.intent = "news";
   if (auto it = j.find("intent"); it != j.end()) {
     if (!it->is_string()) return fail("--plan: 'intent' must be a string");
     p.intent = it->get<std::string>();
   }
+  if (auto syn = j.find("synonyms"); syn != j.end()) {
+    if (!syn->is_object()) return fail("--plan: 'synonyms' must be an object of \"term\": [\"other spelling\", ...]");
+    if (syn->size() > kMaxSynonymTerms) return fail(fmt::format("--plan: at most {} synonym terms", kMaxSynonymTerms));
+    for (const auto& [term, alts] : syn->items()) {
+      model::Synonym s;
+      s.from_host = true;
+      s.term = core::collapse_whitespace(core::sanitize_utf8(term));
+      if (s.term.empty() || core::utf8_length(s.term) > kMaxSynonymChars)
+        return fail(fmt::format("--plan: a synonym term must be 1..{} characters", kMaxSynonymChars));
+      if (!alts.is_array() || alts.empty() || alts.size() > kMaxAlternatives)
+        return fail(fmt::format("--plan: synonyms for '{}' must be an array of 1..{} strings", s.term, kMaxAlternatives));
+      for (const auto& a : alts) {
+        if (!a.is_string()) return fail(fmt::format("--plan: synonyms for '{}' must be strings", s.term));
+        std::string alt = core::collapse_whitespace(core::sanitize_utf8(a.get<std::string>()));
+        if (alt.empty() || core::utf8_length(alt) > kMaxSynonymChars)
+          return fail(fmt::format("--plan: a synonym must be 1..{} characters", kMaxSynonymChars));
+        s.alternatives.push_back(std::move(alt));
+      }
+      p.synonyms.push_back(std::move(s));
+    }
+  }
   auto subs = j.find("sub_queries");
   if (subs == j.end()) subs = j.find("subqueries");
-  if (subs == j.end() || !subs->is_array() || subs->empty()) return fail("--plan: 'sub_queries' must be a non-empty array");
-  if (subs->size() > 5) return fail("--plan: at most 5 sub_queries");
-  for (const auto& s : *subs) {
-    model::SubQuery q;
-    if (s.is_string()) {
-      q.text = s.get<std::string>();
-    } else if (s.is_object()) {
-      auto t = s.find("query");
-      if (t == s.end()) t = s.find("text");
-      if (t == s.end() || !t->is_string()) return fail("--plan: each sub-query needs a string 'query'");
-      q.text = t->get<std::string>();
-      if (auto w = s.find("weight"); w != s.end()) {
-        if (!w->is_number() || w->get<double>() <= 0 || w->get<double>() > 5)
-          return fail("--plan: sub-query 'weight' must be a number in (0, 5]");
-        q.weight = w->get<double>();
+  if (subs == j.end() && p.synonyms.empty()) return fail("--plan: 'sub_queries' must be a non-empty array (or give 'synonyms')");
+  // Without sub-queries the built-in planner asks, with the host's synonyms and weights.
+  if (subs != j.end()) {
+    if (!subs->is_array() || subs->empty()) return fail("--plan: 'sub_queries' must be a non-empty array");
+    if (subs->size() > 5) return fail("--plan: at most 5 sub_queries");
+    for (const auto& s : *subs) {
+      model::SubQuery q;
+      if (s.is_string()) {
+        q.text = s.get<std::string>();
+      } else if (s.is_object()) {
+        auto t = s.find("query");
+        if (t == s.end()) t = s.find("text");
+        if (t == s.end() || !t->is_string()) return fail("--plan: each sub-query needs a string 'query'");
+        q.text = t->get<std::string>();
+        if (auto w = s.find("weight"); w != s.end()) {
+          if (!w->is_number() || w->get<double>() <= 0 || w->get<double>() > 5)
+            return fail("--plan: sub-query 'weight' must be a number in (0, 5]");
+          q.weight = w->get<double>();
+        }
+      } else {
+        return fail("--plan: sub_queries entries must be strings or objects");
       }
-    } else {
-      return fail("--plan: sub_queries entries must be strings or objects");
+      q.text = core::collapse_whitespace(core::sanitize_utf8(q.text));
+      if (q.text.empty() || core::utf8_length(q.text) > kMaxTopicChars)
+        return fail(fmt::format("--plan: sub-query text must be 1..{} characters", kMaxTopicChars));
+      p.sub_queries.push_back(std::move(q));
     }
-    q.text = core::collapse_whitespace(core::sanitize_utf8(q.text));
-    if (q.text.empty() || core::utf8_length(q.text) > kMaxTopicChars)
-      return fail(fmt::format("--plan: sub-query text must be 1..{} characters", kMaxTopicChars));
-    p.sub_queries.push_back(std::move(q));
   }
   if (auto sw = j.find("source_weights"); sw != j.end()) {
     if (!sw->is_object()) return fail("--plan: 'source_weights' must be an object");

@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/report.hpp"
 
@@ -12,10 +13,22 @@ namespace pipeline {
 constexpr std::size_t kMaxTopicChars = 300;
 
 int max_sub_queries(model::Depth depth);
-model::Plan make_plan(std::string_view topic, model::Depth depth);
+// host_synonyms come first; the built-in table adds what they do not cover.
+model::Plan make_plan(std::string_view topic, model::Depth depth, std::vector<model::Synonym> host_synonyms = {});
+
+// The built-in synonym and abbreviation table's entries for words of this topic.
+std::vector<model::Synonym> table_synonyms(std::string_view topic);
+// first, then the entries of `then` for terms `first` does not cover.
+std::vector<model::Synonym> merge_synonyms(std::vector<model::Synonym> first, const std::vector<model::Synonym>& then);
 
 // A host agent's plan: {"intent": str, "sub_queries": [str | {"query": str, "weight": num}],
-// "source_weights": {id: num}}. Returns nullopt and sets error for a plan that breaks the contract.
+// "source_weights": {id: num}, "synonyms": {"term": ["other spelling", ...]}}. With synonyms,
+// sub_queries may be left out: the built-in planner then asks, with the host's synonyms.
+// Returns nullopt and sets error for a plan that breaks the contract.
 std::optional<model::Plan> parse_host_plan(std::string_view json_text, std::string* error);
+
+// The run's plan: the built-in one, the host's, or the built-in one with the host's synonyms;
+// the built-in synonym table always applies to the topic's words the host did not cover.
+model::Plan plan_for(std::string_view topic, model::Depth depth, const std::optional<model::Plan>& host);
 
 }  // namespace pipeline

@@ -93,7 +93,7 @@ model::Report run_research(const ResearchSpec& spec, const ResearchEnv& env) {
   report.depth = spec.depth;
   report.window = spec.window;
   report.generated_at = spec.now;
-  report.plan = spec.host_plan ? *spec.host_plan : make_plan(spec.topic, spec.depth);  // 1. plan
+  report.plan = plan_for(spec.topic, spec.depth, spec.host_plan);  // 1. plan
 
   const auto prof = profile(spec.depth);
   sources::Query query;
@@ -114,12 +114,12 @@ model::Report run_research(const ResearchSpec& spec, const ResearchEnv& env) {
 
   Corpus c;
   c.items = std::move(fetched.items);
-  c.topic = analyze_topic(spec.topic, c.dict);
+  c.topic = analyze_topic(spec.topic, c.dict, report.plan.synonyms);
   normalize(c);                                   // 3
   window_filter(c, spec.window);                  // 4
   score_relevance(c);                             // 5
-  score_engagement(c);                            // 6
-  score_freshness(c, spec.window);                // 7
+  score_freshness(c, spec.window);                // 6
+  score_engagement(c);                            // 7
   score_base(c, report.plan.source_weights);
   assign_stream_ranks(c);
   prune(c);                                       // 8

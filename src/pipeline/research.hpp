@@ -1,6 +1,6 @@
 #pragma once
-// One research run: plan -> fetch -> normalize -> window -> relevance -> engagement ->
-// freshness -> prune -> dedupe -> fusion -> rerank -> clusters -> outcome.
+// One research run: plan -> fetch -> normalize -> window -> relevance -> freshness ->
+// engagement -> prune -> dedupe -> fusion -> rerank -> clusters -> outcome.
 #include <functional>
 #include <map>
 #include <optional>

@@ -17,25 +17,35 @@ void normalize(Corpus& c);
 // 4. window: drops dated items outside the window. Returns how many were dropped.
 int window_filter(Corpus& c, const model::Window& w);
 
-// 5. relevance: token and phrase overlap with the topic, 0..1.
-double relevance(const Topic& topic, const Features& f);
+// 5. relevance: the topic's words, phrase, names and versions in the title, the text and the
+// item's context labels, with context feedback from the strong matches, 0..1 (relevance.cpp).
 void score_relevance(Corpus& c);
+// A strong match: relevant, and its title says the topic the way the topic does (its entity,
+// its words close together in order). Context feedback and the story's moment come from these.
+bool strong_match(const model::Item& it, const Features& f);
 
-// 6. engagement: per-source weighted log1p, normalized within each source's stream, 0..100.
-double engagement_raw(const model::Item& item);
-void score_engagement(Corpus& c);
-
-// 7. freshness: 100 at the window's end, falling linearly to 0 before its start; undated = 0.
+// 6. freshness: 100 at the window's end, falling linearly to 0 before its start; undated = 0.
+// When most strong matches fall within a few days (a story), items from before that stretch
+// are background and their freshness fades. Also records each item's age for engagement.
 double freshness(const model::Window& w, const model::Item& item);
 void score_freshness(Corpus& c, const model::Window& w);
 
-// Base score from the three signals and the plan's source weight, 0..100.
+// 7. engagement: per-source weighted log1p, normalized within each source's stream, 0..100.
+// An item younger than a day and a half is still gathering votes: its counts are projected
+// to what they will be (divided by the share of its life it has had, see maturity()).
+double engagement_raw(const model::Item& item, double maturity = 1.0);
+double maturity(double age_days);  // 0.1..1; 1 for undated items
+void score_engagement(Corpus& c);
+
+// Base score, 0..100: relevance times quality, where quality = 0.40 + 0.05 if the item has text
+// or an outside link + 0.30 engagement + 0.25 freshness (0..1 each; 0.5 engagement for sources
+// that report none), times the plan's source weight.
 void score_base(Corpus& c, const std::map<std::string, double>& source_weights);
 // Ranks each (source, sub-query) stream by base score; one hit per stream per item.
 void assign_stream_ranks(Corpus& c);
 
 // 8. prune: relevance floor; zero-engagement social items need more. Returns the count dropped.
-constexpr double kRelevanceFloor = 0.25;
+constexpr double kRelevanceFloor = 0.15;
 constexpr double kSocialZeroEngagementFloor = 0.5;
 bool is_social(std::string_view source);
 int prune(Corpus& c);
@@ -51,8 +61,11 @@ constexpr int kAuthorCap = 3;
 void fuse(Corpus& c, const std::vector<model::SubQuery>& sub_queries,
           const std::map<std::string, double>& source_weights);
 
-// 11. heuristic rerank: phrase bonus, weak-relevance damping, undated items below dated ones.
+// 11. heuristic rerank: corroboration bonus, weak-relevance damping, undated items below
+// dated ones; then each item's "why".
 void rerank(Corpus& c);
+// The short reason an item ranks where it does (needs the relevance evidence and age).
+std::string explain(const Corpus& c, std::size_t i);
 
 // 12. clustering into stories. Words in more than common_share of the titles describe
 // the whole corpus (the topic), not one story, and are ignored.

@@ -54,6 +54,7 @@ ojson item_json(const model::Item& it) {
           {"url", it.url},
           {"author", opt(it.author)},
           {"container", opt(it.container)},
+          {"tags", it.tags},
           {"published_at", it.published_at ? ojson(core::format_iso8601(*it.published_at)) : ojson(nullptr)},
           {"engagement", eng},
           {"snippet", it.snippet},
@@ -62,6 +63,7 @@ ojson item_json(const model::Item& it) {
             {"freshness", round_to(it.scores.freshness, 1)},
             {"engagement", round_to(it.scores.engagement, 1)},
             {"final", round_to(it.scores.final, 1)}}},
+          {"why", it.why},
           {"cluster", it.cluster},
           {"discussion_url", opt(it.discussion_url)},
           {"date_reliable", it.dated()},
@@ -95,6 +97,8 @@ ojson report_object(const model::Report& r) {
                         {"uncertainty", opt(c.uncertainty)}});
   ojson subs = ojson::array();
   for (const auto& q : r.plan.sub_queries) subs.push_back({{"query", q.text}, {"weight", q.weight}});
+  ojson synonyms = ojson::object();
+  for (const auto& syn : r.plan.synonyms) synonyms[syn.term] = syn.alternatives;
   ojson doc{{"schema_version", 1},
             {"kind", "research"},
             {"topic", r.topic},
@@ -107,6 +111,7 @@ ojson report_object(const model::Report& r) {
             {"warnings", r.warnings},
             {"outcome", r.outcome == model::Outcome::ok ? "ok" : "nothing-solid"},
             {"plan", {{"intent", r.plan.intent}, {"sub_queries", subs}, {"source_weights", r.plan.source_weights},
+                      {"synonyms", synonyms},
                       {"from_host", r.plan.from_host}}}};
   if (r.history)
     doc["history"] = {{"runs_before", r.history->runs_before},

@@ -67,7 +67,10 @@ std::optional<model::Item> parse_repo(const json& r) {
   if (auto topics = r.find("topics"); topics != r.end() && topics->is_array()) {
     std::string list;
     for (const auto& t : *topics)
-      if (t.is_string()) list += (list.empty() ? "" : ", ") + t.get<std::string>();
+      if (t.is_string()) {
+        list += (list.empty() ? "" : ", ") + t.get<std::string>();
+        item.tags.push_back(t.get<std::string>());
+      }
     if (!list.empty()) snippet += (snippet.empty() ? "topics: " : " \xC2\xB7 topics: ") + list;
   }
   item.snippet = core::truncate_utf8(snippet, kSnippetBytes);

@@ -96,6 +96,7 @@ std::optional<Story> parse_story(const json& s) {
   if (auto it = s.find("tags"); it != s.end() && it->is_array())
     for (const auto& t : *it)
       if (t.is_string() && !t.get_ref<const std::string&>().empty()) out.tags.push_back(t.get<std::string>());
+  item.tags = out.tags;
   if (!out.tags.empty()) {
     std::string joined;
     for (const auto& t : out.tags) joined += (joined.empty() ? "" : ", ") + t;

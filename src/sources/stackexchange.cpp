@@ -47,7 +47,10 @@ std::optional<model::Item> parse_question(const json& q, std::string_view site) 
   if (auto tags = q.find("tags"); tags != q.end() && tags->is_array()) {
     std::string joined;
     for (const auto& t : *tags)
-      if (t.is_string()) joined += (joined.empty() ? "" : ", ") + t.get<std::string>();
+      if (t.is_string()) {
+        joined += (joined.empty() ? "" : ", ") + t.get<std::string>();
+        item.tags.push_back(t.get<std::string>());
+      }
     if (!joined.empty()) prefix = "[" + joined + "] ";
   }
   if (auto answered = q.find("is_answered"); answered != q.end() && answered->is_boolean())

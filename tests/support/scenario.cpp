@@ -124,20 +124,23 @@ FakeReply Scenario::research_answer(const FakeRequest& r) const {
   return FakeReply::json("{\"error\":\"not found\"}", 404);
 }
 
-std::map<std::string, std::string> Scenario::env() const {
-  const auto hosts = host_prefixes();
-  std::vector<std::pair<std::string, std::string>> pairs(hosts.begin(), hosts.end());
-  std::filesystem::create_directories(home_.path() + "/config");
-  return {{"LAST30DAYS_HOST_MAP", fake_->host_map(pairs)},
-          {"HOME", home_.path()},
-          {"XDG_CONFIG_HOME", home_.path() + "/config"},
-          {"XDG_DATA_HOME", home_.path() + "/data"},
+std::map<std::string, std::string> isolated_env(const TempDir& home, const std::string& host_map) {
+  std::filesystem::create_directories(home.path() + "/config");
+  return {{"LAST30DAYS_HOST_MAP", host_map},
+          {"HOME", home.path()},
+          {"XDG_CONFIG_HOME", home.path() + "/config"},
+          {"XDG_DATA_HOME", home.path() + "/data"},
           {"LAST30DAYS_MEMORY_DIR", ""},
           {"GITHUB_TOKEN", ""},
           {"REDDIT_CLIENT_ID", ""},
           {"REDDIT_CLIENT_SECRET", ""},
           {"STACKEXCHANGE_KEY", ""},
           {"LAST30DAYS_ENRICH_BUDGET_SECONDS", ""}};
+}
+
+std::map<std::string, std::string> Scenario::env() const {
+  const auto hosts = host_prefixes();
+  return isolated_env(home_, fake_->host_map({hosts.begin(), hosts.end()}));
 }
 
 ProcessResult Scenario::run(std::vector<std::string> args, std::chrono::milliseconds watchdog) {

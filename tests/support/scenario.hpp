@@ -53,6 +53,10 @@ class Scenario {
 // Fills {{unix:-2d}} / {{iso:-5h}} placeholders relative to now (quoted unix -> number).
 std::string fill_time_templates(std::string text);
 
+// Environment for a spawned binary: this LAST30DAYS_HOST_MAP, HOME and XDG dirs inside home,
+// no credentials and no overrides from the caller's environment.
+std::map<std::string, std::string> isolated_env(const TempDir& home, const std::string& host_map);
+
 // Environment that points every source host at a port nobody listens on.
 std::map<std::string, std::string> offline_env(const TempDir& home);
 

@@ -51,7 +51,9 @@ ProcessResult run_binary(const std::vector<std::string>& args, const std::map<st
   CStrings argv(args);
 
   int out_pipe[2], err_pipe[2], in_pipe[2];
-  if (pipe(out_pipe) || pipe(err_pipe) || pipe(in_pipe)) throw std::runtime_error("pipe");
+  // Close-on-exec: a child spawned concurrently from another thread must not inherit these
+  // ends (it would hold this child's pipes open). dup2 in the child clears the flag.
+  if (pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC) || pipe2(in_pipe, O_CLOEXEC)) throw std::runtime_error("pipe");
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, in_pipe[0], 0);

@@ -53,7 +53,7 @@ TEST(Relevance, FullTitleMatchScoresHighest) {
                                          item("hackernews", "3", "Gardening tips")});
   score_relevance(c);
   EXPECT_DOUBLE_EQ(c.items[0].scores.relevance, 1.0);
-  EXPECT_NEAR(c.items[1].scores.relevance, 1.0 / 3.0, 1e-9);  // 1 of 3 words, title and text
+  EXPECT_NEAR(c.items[1].scores.relevance, 0.6 / 3.0, 1e-9);  // 1 of 3 words: 0.6 coverage, no phrase
   EXPECT_EQ(c.items[2].scores.relevance, 0.0);
 }
 
@@ -121,9 +121,9 @@ TEST(Window, BothEndsInclusiveUndatedKept) {
 
 TEST(Prune, RelevanceFloorAndStricterFloorForUnlovedSocialPosts) {
   auto c = corpus("tokio runtime scheduler",
-                  {item("reddit", "zero", "tokio scheduler", "", kAsOf, {{"score", 0}, {"num_comments", 0}}),  // 0.67 rel
-                   item("reddit", "zero-weak", "tokio news", "", kAsOf, {{"score", 0}}),                    // 0.33 rel
-                   item("reddit", "loved-weak", "tokio news today", "", kAsOf, {{"score", 40}}),           // 0.33 rel
+                  {item("reddit", "zero", "tokio scheduler", "", kAsOf, {{"score", 0}, {"num_comments", 0}}),  // 0.6 rel
+                   item("reddit", "zero-weak", "tokio news", "", kAsOf, {{"score", 0}}),                    // 0.2 rel
+                   item("reddit", "loved-weak", "tokio news today", "", kAsOf, {{"score", 40}}),           // 0.2 rel
                    item("reddit", "unknown", "tokio news again", "", kAsOf, {}),                           // no data
                    item("github", "zero", "tokio fork", "", kAsOf, {{"stars", 0}}),
                    item("hackernews", "off", "cooking pasta", "", kAsOf, {{"points", 900}})});

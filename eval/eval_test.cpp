@@ -1,0 +1,145 @@
+// The evaluation harness: its formulas, its fake search engines, and its corpora read back
+// through the real source parsers (a typo in a case file must not pass silently).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "case.hpp"
+#include "fixture_fetcher.hpp"
+#include "metrics.hpp"
+#include "sources/source.hpp"
+#include "upstream.hpp"
+
+using namespace l30eval;
+using nlohmann::json;
+
+namespace {
+
+Case tiny() {
+  Case c;
+  c.topic = "t";
+  c.cls = "test";
+  auto add = [&](std::string id, int grade, bool wrong = false, std::string story = "") {
+    CaseItem it;
+    it.source = "hackernews";
+    it.report_id = "hackernews:" + id;
+    it.label = {grade, wrong, std::move(story), "n"};
+    c.items.push_back(it);
+  };
+  add("a", 3);
+  add("b", 2);
+  add("c", 0, true);
+  add("d", 1, false, "s");
+  add("e", 1, false, "s");  // a cross-post of d
+  return c;
+}
+
+}  // namespace
+
+TEST(EvalMetrics, PerfectRankingIsOneAndWorseRankingsLess) {
+  const Case c = tiny();
+  const auto perfect = score(c, {"hackernews:a", "hackernews:b", "hackernews:d", "hackernews:c"});
+  EXPECT_NEAR(perfect.ndcg, 1.0, 1e-12);
+  EXPECT_NEAR(perfect.precision, 0.4, 1e-12);
+  EXPECT_EQ(perfect.wrong, 1);
+  // Ideal: 7/log2(2) + 3/log2(3) + 1/log2(4); this ranking: 3/log2(2) + 7/log2(3).
+  const double ideal = 7 + 3 / std::log2(3.0) + 1 / std::log2(4.0);
+  const auto swapped = score(c, {"hackernews:b", "hackernews:a"});
+  EXPECT_NEAR(swapped.ndcg, (3 + 7 / std::log2(3.0)) / ideal, 1e-12);
+  EXPECT_EQ(swapped.wrong, 0);
+}
+
+TEST(EvalMetrics, AStoryCountsOnceAndOnlyTheFirstFiveCount) {
+  const Case c = tiny();
+  const auto twice = score(c, {"hackernews:d", "hackernews:e"});
+  const auto once = score(c, {"hackernews:d", "hackernews:c"});
+  EXPECT_NEAR(twice.ndcg, once.ndcg, 1e-12) << "the cross-post adds nothing";
+  const auto late = score(c, {"hackernews:c", "hackernews:c2", "hackernews:c3", "hackernews:c4", "hackernews:c5", "hackernews:a"});
+  EXPECT_EQ(late.unknown.size(), 4u);
+  EXPECT_EQ(late.ndcg, 0.0) << "the sixth place is outside the cutoff";
+  EXPECT_EQ(score(c, {}).ndcg, 0.0);
+}
+
+TEST(EvalUpstream, FoldsLikeASearchEngineButDoesNotTransliterate) {
+  EXPECT_EQ(search_words("Z\\\"urich, ETH Z{\\\"u}rich and Z&uuml;rich"),
+            (std::vector<std::string>{"zurich", "eth", "zurich", "and", "zurich"}));
+  EXPECT_EQ(search_words("S&atilde;o Paulo"), (std::vector<std::string>{"sao", "paulo"}));
+  const auto doc = search_words("Zuerich tram strike");
+  EXPECT_FALSE(matches_all(doc, search_fold("Zuerich tram strike"), search_words("Zürich")));
+  EXPECT_TRUE(matches_all(doc, search_fold("Zuerich tram strike"), search_words("tram zuerich")));
+  const std::string jp = "東京で震度5弱の地震";
+  EXPECT_TRUE(matches_all(search_words(jp), search_fold(jp), search_words("東京 地震")));
+  EXPECT_FALSE(matches_all(search_words(jp), search_fold(jp), search_words("大阪 地震")));
+}
+
+namespace {
+
+// Serves every item of one source to the real source and returns what it parsed.
+std::set<std::string> parsed_ids(const Case& c, const std::string& source) {
+  std::vector<const CaseItem*> items;
+  for (const auto& it : c.items)
+    if (it.source == source) items.push_back(&it);
+  testing_support::FixtureFetcher f;
+  if (source == "hackernews") f.on_body("hn.algolia.com", hn_body(items, c.topic));
+  if (source == "reddit") {
+    f.on_body("search.rss", reddit_atom(items, c.topic), "application/atom+xml");
+    f.on_body("arctic-shift", arctic_body(items));
+  }
+  if (source == "github") {
+    std::vector<const CaseItem*> repos, issues;
+    for (const auto* it : items) (it->data.value("kind", std::string("repo")) == "repo" ? repos : issues).push_back(it);
+    f.on_body("search/repositories", github_body(repos));
+    f.on_body("search/issues", github_body(issues));
+  }
+  if (source == "stackexchange") f.on_body("stackexchange", stackexchange_body(items));
+  if (source == "lobsters") f.on_body("lobste.rs", lobsters_body(items));
+  if (source == "polymarket") f.on_body("polymarket", polymarket_body(items));
+  if (source == "arxiv") f.on_body("arxiv", arxiv_body(items, c.topic), "application/atom+xml");
+  testing_support::TestEnv env(f);
+  sources::Query q;
+  // The lobsters source filters its listings by the sub-queries: one per story title.
+  q.sub_queries.push_back({c.topic, 1.0});
+  if (source == "lobsters")
+    for (const auto* it : items) q.sub_queries.push_back({it->data.value("title", ""), 1.0});
+  q.window = model::Window::ending(*core::parse_date("2026-12-31"), 3650);
+  q.limit = 100;
+  const auto result = sources::find(source)->search(q, env.env);
+  EXPECT_TRUE(result.state == model::SourceState::ok || items.empty()) << c.name << " " << source << ": " << result.reason;
+  std::set<std::string> ids;
+  for (const auto& it : result.items) {
+    ids.insert(it.id);
+    // What the case gives as text must reach the item's snippet.
+    const CaseItem* labelled = c.find(it.id);
+    if (!labelled) continue;
+    for (const char* field : {"selftext", "text", "body", "summary", "description"}) {
+      const auto& d = labelled->data;
+      if (!d.contains(field) || d[field].is_null()) continue;
+      const bool empty = d[field].is_array() ? d[field].empty() : d[field].get<std::string>().empty();
+      EXPECT_TRUE(empty || !it.snippet.empty()) << c.name << ": " << it.id << " lost its " << field;
+    }
+  }
+  return ids;
+}
+
+}  // namespace
+
+TEST(EvalCorpora, EveryItemReadsBackThroughTheRealParsers) {
+  const auto cases = load_cases(L30_EVAL_CASES);
+  ASSERT_GE(cases.size(), 12u);
+  std::set<std::string> classes;
+  for (const auto& c : cases) {
+    classes.insert(c.cls);
+    std::map<std::string, std::set<std::string>> by_source;
+    for (const auto& it : c.items) by_source[it.source];
+    for (auto& [source, ids] : by_source) ids = parsed_ids(c, source);
+    int relevant = 0;
+    for (const auto& it : c.items) {
+      EXPECT_TRUE(by_source[it.source].count(it.report_id)) << c.name << ": " << it.report_id << " did not parse";
+      relevant += it.label.grade >= 2 ? 1 : 0;
+    }
+    EXPECT_GE(relevant, 3) << c.name << ": a case needs something to find";
+  }
+  EXPECT_GE(classes.size(), 9u) << "the issue's nine classes of hard topics";
+}

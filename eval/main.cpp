@@ -1,0 +1,174 @@
+// The relevance evaluation: runs the real binary on every labelled case against the case's
+// fake internet and prints nDCG@5, P@5 and wrong-entity-in-top-5 per case and overall.
+//   l30_eval [--cases DIR] [--binary PATH] [--case NAME]... [--show | --show-all] [--dump DIR]
+//            [--gate --min-ndcg X --min-case-ndcg X --max-wrong N]
+// Cases run concurrently, one process each (each process keeps its own per-host politeness).
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "case.hpp"
+#include "metrics.hpp"
+#include "scenario.hpp"
+#include "spawn.hpp"
+#include "upstream.hpp"
+
+using namespace l30eval;
+using nlohmann::json;
+
+namespace {
+
+struct Options {
+  std::string cases = L30_EVAL_CASES;
+  std::string binary = L30_BINARY;
+  std::vector<std::string> only;
+  bool show = false;
+  std::size_t show_n = kCutoff;
+  std::string dump;  // write each case's report here as <case>.json
+  bool gate = false;
+  double min_ndcg = 0.90, min_case_ndcg = 0.75;
+  int max_wrong = 0;
+};
+
+struct Result {
+  Metrics metrics;
+  std::vector<json> top;  // the report's items, best first
+  std::string error;
+  long elapsed_ms = 0;
+};
+
+[[noreturn]] void usage(const std::string& why) {
+  std::cerr << "l30_eval: " << why << "\n"
+            << "usage: l30_eval [--cases DIR] [--binary PATH] [--case NAME]... [--show | --show-all] [--dump DIR]\n"
+            << "                [--gate [--min-ndcg X] [--min-case-ndcg X] [--max-wrong N]]\n";
+  std::exit(2);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--cases") o.cases = value();
+    else if (a == "--binary") o.binary = value();
+    else if (a == "--case") o.only.push_back(value());
+    else if (a == "--show") o.show = true;
+    else if (a == "--show-all") o.show = true, o.show_n = 1000;
+    else if (a == "--gate") o.gate = true;
+    else if (a == "--dump") o.dump = value();
+    else if (a == "--min-ndcg") o.min_ndcg = std::stod(value());
+    else if (a == "--min-case-ndcg") o.min_case_ndcg = std::stod(value());
+    else if (a == "--max-wrong") o.max_wrong = std::stoi(value());
+    else usage("unknown argument " + a);
+  }
+  return o;
+}
+
+Result run_case(const Case& c, const std::string& binary, const std::string& dump) {
+  Result r;
+  CaseUpstream upstream(c);
+  testing_support::TempDir home;
+  const auto env = testing_support::isolated_env(home, upstream.host_map());
+  std::vector<std::string> args{binary, c.topic, "--as-of", c.as_of, "--days", std::to_string(c.days), "--emit", "json", "--quiet"};
+  if (c.depth == "quick") args.push_back("--quick");
+  if (c.depth == "deep") args.push_back("--deep");
+  if (c.plan) args.insert(args.end(), {"--plan", c.plan->dump()});
+  const auto p = testing_support::run_binary(args, env, std::chrono::seconds(60));
+  r.elapsed_ms = static_cast<long>(p.elapsed.count());
+  if (p.exit_code != 0) {
+    r.error = fmt::format("exit {}: {}", p.exit_code, p.err.substr(0, 300));
+    return r;
+  }
+  if (!dump.empty()) {
+    std::filesystem::create_directories(dump);
+    std::ofstream(dump + "/" + c.name + ".json") << p.out;
+    std::ofstream(dump + "/" + c.name + ".stderr") << p.err;
+  }
+  const json report = json::parse(p.out, nullptr, false);
+  if (report.is_discarded() || !report.contains("items")) {
+    r.error = "stdout is not a research report";
+    return r;
+  }
+  std::vector<std::string> ranked;
+  for (const auto& it : report["items"]) {
+    ranked.push_back(it.value("id", ""));
+    r.top.push_back(it);
+  }
+  r.metrics = score(c, ranked);
+  if (!r.metrics.unknown.empty()) r.error = "unlabelled report items: " + r.metrics.unknown.front();
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  std::vector<Case> cases;
+  try {
+    for (auto& c : load_cases(o.cases))
+      if (o.only.empty() || std::find(o.only.begin(), o.only.end(), c.name) != o.only.end()) cases.push_back(std::move(c));
+  } catch (const std::exception& e) {
+    std::cerr << "l30_eval: " << e.what() << "\n";
+    return 2;
+  }
+  if (cases.empty()) usage("no cases");
+
+  std::vector<Result> results(cases.size());
+  {
+    std::vector<std::thread> workers;
+    for (std::size_t i = 0; i < cases.size(); ++i)
+      workers.emplace_back([&, i] {
+        try {
+          results[i] = run_case(cases[i], o.binary, o.dump);
+        } catch (const std::exception& e) {
+          results[i].error = e.what();
+        }
+      });
+    for (auto& w : workers) w.join();
+  }
+
+  fmt::print("{:<22} {:<34} {:>7} {:>5} {:>7}\n", "case", "class", "nDCG@5", "P@5", "wrong@5");
+  double sum_ndcg = 0, sum_p = 0, min_ndcg = 1;
+  int wrong = 0, errors = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const auto& c = cases[i];
+    const auto& r = results[i];
+    fmt::print("{:<22} {:<34} {:>7.3f} {:>5.2f} {:>7}{}\n", c.name, c.cls.substr(0, 34), r.metrics.ndcg, r.metrics.precision,
+               r.metrics.wrong, r.error.empty() ? "" : "  ERROR " + r.error);
+    sum_ndcg += r.metrics.ndcg;
+    sum_p += r.metrics.precision;
+    min_ndcg = std::min(min_ndcg, r.metrics.ndcg);
+    wrong += r.metrics.wrong;
+    errors += r.error.empty() ? 0 : 1;
+    if (o.show) {
+      fmt::print("    topic \"{}\"\n", c.topic);
+      for (std::size_t k = 0; k < std::min(o.show_n, r.top.size()); ++k) {
+        const auto& it = r.top[k];
+        const CaseItem* labelled = c.find(it.value("id", ""));
+        fmt::print("    {} {}{:<28} {:5.1f} {:.70}\n", labelled ? std::to_string(labelled->label.grade) : "?",
+                   labelled && labelled->label.wrong_entity ? "W " : "  ", it.value("id", ""),
+                   it.contains("scores") ? it["scores"].value("final", 0.0) : 0.0, it.value("title", ""));
+        if (it.contains("why") && it["why"].is_string()) fmt::print("          why: {}\n", it["why"].get<std::string>());
+      }
+    }
+  }
+  const double n = static_cast<double>(cases.size());
+  fmt::print("{:<57} {:>7.3f} {:>5.2f} {:>7}\n", fmt::format("overall (mean of {} cases; lowest case {:.3f})", cases.size(), min_ndcg),
+             sum_ndcg / n, sum_p / n, wrong);
+  if (!o.gate) return errors ? 1 : 0;
+  bool pass = errors == 0;
+  if (sum_ndcg / n < o.min_ndcg) pass = false, fmt::print("gate: overall nDCG@5 {:.3f} < {:.2f}\n", sum_ndcg / n, o.min_ndcg);
+  if (min_ndcg < o.min_case_ndcg) pass = false, fmt::print("gate: a case scored {:.3f} < {:.2f}\n", min_ndcg, o.min_case_ndcg);
+  if (wrong > o.max_wrong) pass = false, fmt::print("gate: {} wrong-entity items in top fives > {}\n", wrong, o.max_wrong);
+  if (errors) fmt::print("gate: {} cases failed to run\n", errors);
+  fmt::print("gate: {}\n", pass ? "pass" : "FAIL");
+  return pass ? 0 : 1;
+}

@@ -1,0 +1,373 @@
+#include "core/fold.hpp"
+
+#include <utf8proc.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
+#include "core/text.hpp"
+
+namespace core {
+
+namespace {
+
+void append_utf8(std::string& out, utf8proc_int32_t cp) {
+  utf8proc_uint8_t buf[4];
+  const auto n = utf8proc_encode_char(cp, buf);
+  out.append(reinterpret_cast<const char*>(buf), static_cast<std::size_t>(n));
+}
+
+bool ascii_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+// ---- escapes -------------------------------------------------------------------------
+
+// TeX accent commands -> the combining mark that follows the letter.
+utf8proc_int32_t tex_mark(char command) {
+  switch (command) {
+    case '"': return 0x0308;
+    case '\'': return 0x0301;
+    case '`': return 0x0300;
+    case '^': return 0x0302;
+    case '~': return 0x0303;
+    case '=': return 0x0304;
+    case '.': return 0x0307;
+    case 'c': return 0x0327;
+    case 'v': return 0x030C;
+    case 'u': return 0x0306;
+    case 'H': return 0x030B;
+    case 'r': return 0x030A;
+    default: return 0;
+  }
+}
+
+// Letters TeX names by command: \ss \o \O \ae \AE \oe \OE \l \L \i \aa \AA.
+std::optional<std::pair<std::string_view, utf8proc_int32_t>> tex_letter(std::string_view rest) {
+  static constexpr std::array<std::pair<std::string_view, utf8proc_int32_t>, 12> kLetters{{
+      {"ss", 0x00DF}, {"ae", 0x00E6}, {"AE", 0x00C6}, {"oe", 0x0153}, {"OE", 0x0152}, {"aa", 0x00E5},
+      {"AA", 0x00C5}, {"o", 0x00F8}, {"O", 0x00D8}, {"l", 0x0142}, {"L", 0x0141}, {"i", 0x0131}}};
+  for (const auto& [name, cp] : kLetters)
+    if (rest.substr(0, name.size()) == name && (rest.size() == name.size() || !ascii_letter(rest[name.size()])))
+      return std::make_pair(name, cp);
+  return std::nullopt;
+}
+
+std::string decode_tex(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '{' || c == '}') continue;  // grouping only ("{GPU}", "{\"u}")
+    if (c != '\\' || i + 1 >= s.size()) {
+      out.push_back(c);
+      continue;
+    }
+    const char cmd = s[i + 1];
+    if (const auto mark = tex_mark(cmd)) {
+      // \"u  \"{u}  \c{c}: an accent on the next letter. Letter commands (c v u H r) need the
+      // brace, or "\cite" would lose its c.
+      std::size_t j = i + 2;
+      const bool brace = j < s.size() && s[j] == '{';
+      if (brace) ++j;
+      if (j < s.size() && ascii_letter(s[j]) && (brace || !ascii_letter(cmd))) {
+        out.push_back(s[j]);
+        append_utf8(out, mark);
+        i = j;
+        if (brace && i + 1 < s.size() && s[i + 1] == '}') ++i;
+        continue;
+      }
+    }
+    if (auto letter = tex_letter(s.substr(i + 1))) {
+      append_utf8(out, letter->second);
+      i += letter->first.size();
+      continue;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+// Entities left in text after the feed's own decoding: "&uuml;", "&#252;", "&#x27;", "&amp;".
+std::optional<utf8proc_int32_t> named_entity(std::string_view name, std::string& two) {
+  static constexpr std::array<std::pair<std::string_view, utf8proc_int32_t>, 26> kNamed{{
+      {"amp", '&'},        {"lt", '<'},         {"gt", '>'},        {"quot", '"'},       {"apos", '\''},
+      {"nbsp", ' '},       {"szlig", 0x00DF},   {"oslash", 0x00F8}, {"Oslash", 0x00D8}, {"aelig", 0x00E6},
+      {"AElig", 0x00C6},   {"oelig", 0x0153},   {"OElig", 0x0152},  {"mdash", 0x2014},   {"ndash", 0x2013},
+      {"hellip", 0x2026},  {"lsquo", 0x2018},   {"rsquo", 0x2019},  {"ldquo", 0x201C},   {"rdquo", 0x201D},
+      {"laquo", 0x00AB},   {"raquo", 0x00BB},   {"middot", 0x00B7}, {"bull", 0x2022},    {"thorn", 0x00FE},
+      {"eth", 0x00F0}}};
+  for (const auto& [n, cp] : kNamed)
+    if (n == name) return cp;
+  // &Xuml; &Xacute; &Xgrave; &Xcirc; &Xtilde; &Xring; &Xcedil;: a letter and its accent.
+  static constexpr std::array<std::pair<std::string_view, utf8proc_int32_t>, 7> kAccents{{
+      {"uml", 0x0308}, {"acute", 0x0301}, {"grave", 0x0300}, {"circ", 0x0302}, {"tilde", 0x0303}, {"ring", 0x030A}, {"cedil", 0x0327}}};
+  if (name.size() >= 4 && ascii_letter(name[0]))
+    for (const auto& [suffix, mark] : kAccents)
+      if (name.substr(1) == suffix) {
+        two.assign(1, name[0]);
+        append_utf8(two, mark);
+        return 0;
+      }
+  return std::nullopt;
+}
+
+std::string decode_entities(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '&') {
+      out.push_back(s[i]);
+      continue;
+    }
+    const auto semi = s.find(';', i + 1);
+    if (semi == std::string_view::npos || semi - i > 10 || semi == i + 1) {
+      out.push_back(s[i]);
+      continue;
+    }
+    const std::string_view name = s.substr(i + 1, semi - i - 1);
+    if (name[0] == '#') {
+      const bool hex = name.size() > 1 && (name[1] == 'x' || name[1] == 'X');
+      const std::string digits(name.substr(hex ? 2 : 1));
+      char* end = nullptr;
+      const long cp = digits.empty() ? 0 : std::strtol(digits.c_str(), &end, hex ? 16 : 10);
+      if (end && *end == '\0' && cp > 0 && utf8proc_codepoint_valid(static_cast<utf8proc_int32_t>(cp))) {
+        append_utf8(out, static_cast<utf8proc_int32_t>(cp));
+        i = semi;
+        continue;
+      }
+    } else {
+      std::string pair;
+      if (auto cp = named_entity(name, pair)) {
+        if (pair.empty()) append_utf8(out, *cp);
+        else out += pair;
+        i = semi;
+        continue;
+      }
+    }
+    out.push_back(s[i]);
+  }
+  return out;
+}
+
+std::string decode_escapes(std::string_view s) {
+  const bool tex = s.find_first_of("\\{") != std::string_view::npos;
+  const bool entity = s.find('&') != std::string_view::npos;
+  const bool plain = std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x80; });
+  if (plain && !tex && !entity) return std::string(s);
+  std::string out(s);
+  if (tex) out = decode_tex(out);
+  if (entity) out = decode_entities(out);
+  return sanitize_utf8(out);
+}
+
+// ---- folding -------------------------------------------------------------------------
+
+std::string spell_out(std::string s) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kLetters{{
+      {"\xC3\xB8", "o"}, {"\xC3\xA6", "ae"}, {"\xC5\x93", "oe"}, {"\xC5\x82", "l"},
+      {"\xC4\x91", "d"}, {"\xC3\xBE", "th"}, {"\xC4\xB1", "i"}}};
+  for (const auto& [from, to] : kLetters)
+    for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  return s;
+}
+
+bool is_ascii(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+}
+
+// Folds text that is already unescaped and valid UTF-8.
+std::string fold_clean(std::string_view s) {
+  if (is_ascii(s)) return lower_ascii(s);
+  utf8proc_uint8_t* out = nullptr;
+  const auto n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(s.data()), static_cast<utf8proc_ssize_t>(s.size()), &out,
+                              static_cast<utf8proc_option_t>(UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT | UTF8PROC_STRIPMARK |
+                                                             UTF8PROC_CASEFOLD | UTF8PROC_IGNORE));
+  if (n < 0 || out == nullptr) return lower_ascii(s);
+  std::string r(reinterpret_cast<char*>(out), static_cast<std::size_t>(n));
+  std::free(out);
+  return spell_out(std::move(r));
+}
+
+bool ideograph(utf8proc_int32_t cp) {
+  return (cp >= 0x3040 && cp <= 0x30FF) || (cp >= 0x31F0 && cp <= 0x31FF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
+         (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF66 && cp <= 0xFF9F) ||
+         (cp >= 0x20000 && cp <= 0x2FA1F);
+}
+
+bool word_char(utf8proc_int32_t cp) {
+  if (cp < 0x80) return std::isalnum(static_cast<unsigned char>(cp)) != 0;
+  switch (utf8proc_category(cp)) {
+    case UTF8PROC_CATEGORY_LU: case UTF8PROC_CATEGORY_LL: case UTF8PROC_CATEGORY_LT: case UTF8PROC_CATEGORY_LM:
+    case UTF8PROC_CATEGORY_LO: case UTF8PROC_CATEGORY_ND: case UTF8PROC_CATEGORY_NL: case UTF8PROC_CATEGORY_NO:
+    case UTF8PROC_CATEGORY_MN: case UTF8PROC_CATEGORY_MC:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool breaks_clause(utf8proc_int32_t cp) {
+  switch (cp) {
+    case ':': case ';': case '|': case '!': case '?': case '(': case ')': case '[': case ']': case '"':
+    case 0x2014: case 0x2013: case 0x201C: case 0x201D: case 0x00AB: case 0x00BB: case 0x00B7: case 0x2022:
+    case 0x3001: case 0x3002: case 0xFF08: case 0xFF09: case 0xFF1A: case 0x300C: case 0x300D:
+      return true;
+    default:
+      return false;
+  }
+}
+
+struct Cp {
+  utf8proc_int32_t cp;
+  std::size_t at, len;
+};
+
+// Into a buffer the caller reuses: match_words runs on every title and snippet.
+void codepoints(std::string_view s, std::vector<Cp>& out) {
+  out.clear();
+  out.reserve(s.size());
+  const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
+  std::size_t at = 0;
+  while (at < s.size()) {
+    utf8proc_int32_t cp = 0;
+    auto n = utf8proc_iterate(p + at, static_cast<utf8proc_ssize_t>(s.size() - at), &cp);
+    if (n <= 0) n = 1, cp = 0xFFFD;
+    out.push_back({cp, at, static_cast<std::size_t>(n)});
+    at += static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace
+
+std::string fold_for_match(std::string_view text) { return fold_clean(decode_escapes(text)); }
+
+std::vector<Word> match_words(std::string_view text) {
+  const std::string clean = decode_escapes(text);
+  thread_local std::vector<Cp> cps;
+  codepoints(clean, cps);
+  std::vector<Word> out;
+  std::size_t start = std::string::npos;  // byte offset of the current word
+  bool pending_break = false, pending_join = false, apostrophe = false, ascii = true;
+  Word cur;
+  auto flush = [&](std::size_t end) {
+    if (start == std::string::npos) return;
+    const std::string_view raw(clean.data() + start, end - start);
+    if (ascii && !apostrophe) {
+      cur.text.resize(raw.size());
+      for (std::size_t k = 0; k < raw.size(); ++k) cur.text[k] = static_cast<char>(std::tolower(static_cast<unsigned char>(raw[k])));
+    } else {
+      std::string kept(raw);
+      for (std::string_view mark : {"'", "\xE2\x80\x99"})
+        for (auto at = kept.find(mark); at != std::string::npos; at = kept.find(mark, at)) kept.erase(at, mark.size());
+      cur.text = fold_clean(kept);
+    }
+    if (!cur.text.empty()) out.push_back(std::move(cur));
+    cur = Word{};
+    start = std::string::npos;
+    apostrophe = false;
+    ascii = true;
+  };
+  auto is_word = [&](std::size_t k) { return k < cps.size() && word_char(cps[k].cp) && !ideograph(cps[k].cp); };
+  for (std::size_t k = 0; k < cps.size(); ++k) {
+    const auto cp = cps[k].cp;
+    if (ideograph(cp)) {
+      flush(cps[k].at);
+      Word w;
+      w.text = fold_clean(std::string_view(clean).substr(cps[k].at, cps[k].len));
+      w.ideograph = true;
+      w.kana = cp >= 0x3040 && cp <= 0x309F;
+      w.clause_break = pending_break;
+      pending_break = false;
+      out.push_back(std::move(w));
+      continue;
+    }
+    if (word_char(cp)) {
+      ascii &= cp < 0x80;
+      if (start == std::string::npos) {
+        start = cps[k].at;
+        if (cp < 0x80) {
+          cur.upper = std::isupper(cp) != 0;
+          cur.lower = std::islower(cp) != 0;
+        } else {
+          const auto cat = utf8proc_category(cp);
+          cur.upper = cat == UTF8PROC_CATEGORY_LU || cat == UTF8PROC_CATEGORY_LT;
+          cur.lower = cat == UTF8PROC_CATEGORY_LL;
+        }
+        cur.clause_break = pending_break;
+        cur.joined = pending_join;
+        pending_break = pending_join = false;
+      }
+      continue;
+    }
+    const bool in_word = start != std::string::npos;
+    if (in_word && (cp == '+' || cp == '#') && !is_word(k + 1)) {
+      // c++, c#, f#: the symbol belongs to the name
+      std::size_t j = k;
+      while (j + 1 < cps.size() && cps[j + 1].cp == cp) ++j;
+      flush(cps[j].at + cps[j].len);
+      k = j;
+      continue;
+    }
+    if (in_word && (cp == '\'' || cp == 0x2019) && is_word(k + 1)) {
+      if ((cps[k + 1].cp == 's' || cps[k + 1].cp == 'S') && !is_word(k + 2)) {  // Rose's: the name ends here
+        cur.possessive = true;
+        flush(cps[k].at);
+        ++k;
+        continue;
+      }
+      apostrophe = true;
+      continue;  // don't, l'amour: one word (the apostrophe is dropped when folding)
+    }
+    flush(cps[k].at);
+    // "-", "/", "_" or "." between two words: one identifier, written in whatever case it has.
+    if ((cp == '-' || cp == '/' || cp == '_' || cp == '.') && k > 0 && word_char(cps[k - 1].cp) && is_word(k + 1) && !out.empty()) {
+      out.back().joined = true;
+      pending_join = true;
+    }
+    if (breaks_clause(cp)) pending_break = true;
+    else if (cp == '.' && (k + 1 >= cps.size() || cps[k + 1].cp == ' ')) pending_break = true;  // a sentence ends
+    else if (cp == '-' && k > 0 && k + 1 < cps.size() && cps[k - 1].cp == ' ' && cps[k + 1].cp == ' ') pending_break = true;
+  }
+  flush(clean.size());
+  return out;
+}
+
+bool is_ideograph_word(std::string_view folded) {
+  utf8proc_int32_t cp = 0;
+  const auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(folded.data()), static_cast<utf8proc_ssize_t>(folded.size()), &cp);
+  return n > 0 && static_cast<std::size_t>(n) == folded.size() && ideograph(cp);
+}
+
+bool case_uninformative(const std::vector<Word>& words) {
+  int upper = 0, lower = 0;
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    const Word& w = words[i];
+    if (w.text.size() < 4 || w.clause_break) continue;
+    upper += w.upper ? 1 : 0;
+    lower += w.lower ? 1 : 0;
+  }
+  return lower == 0 || 3 * lower < upper;
+}
+
+std::optional<std::string> umlaut_spelling(std::string_view word) {
+  const std::string clean = decode_escapes(word);
+  utf8proc_uint8_t* out = nullptr;
+  const auto n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(clean.data()), static_cast<utf8proc_ssize_t>(clean.size()),
+                              &out, static_cast<utf8proc_option_t>(UTF8PROC_COMPOSE | UTF8PROC_CASEFOLD | UTF8PROC_IGNORE));
+  if (n < 0 || out == nullptr) return std::nullopt;
+  std::string s(reinterpret_cast<char*>(out), static_cast<std::size_t>(n));
+  std::free(out);
+  bool changed = false;
+  for (const auto& [from, to] : std::array<std::pair<std::string_view, std::string_view>, 3>{
+           {{"\xC3\xA4", "ae"}, {"\xC3\xB6", "oe"}, {"\xC3\xBC", "ue"}}})
+    for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
+      s.replace(at, from.size(), to);
+      changed = true;
+    }
+  if (!changed) return std::nullopt;
+  return fold_clean(s);
+}
+
+}  // namespace core

@@ -1,0 +1,46 @@
+#pragma once
+// Text as relevance matching sees it. Feeds write one name many ways: "Zürich", "ZÜRICH",
+// TeX "Z\"urich" (arXiv), escaped HTML "Z&uuml;rich" (left over in titles and story text),
+// "Zurich". Folding makes them one word; "Zuerich" stays a different spelling (see
+// umlaut_spelling). Case is not thrown away: each word remembers how it was written, since a
+// lower-case "rose" or "swift" in a sentence is a common word, not the name.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace core {
+
+// TeX accents (\"u, {\'e}, \c{c}, \ss) and HTML entities decoded, compatibility forms
+// unified, accents stripped, case folded, and the letters without a decomposition spelled
+// out (ø o, æ ae, œ oe, ß ss, ł l, đ d, þ th, ı i). Valid UTF-8 out for any input.
+std::string fold_for_match(std::string_view text);
+
+struct Word {
+  std::string text;           // folded
+  bool upper = false;         // first letter written upper-case
+  bool lower = false;         // first letter written lower-case (neither: digits, CJK)
+  bool possessive = false;    // written "Rose's": a name ends here
+  bool clause_break = false;  // a separator (: ; | ! ? brackets quotes dashes, a sentence end) precedes it
+  bool ideograph = false;     // one character of a script written without spaces (Han, kana)
+  bool joined = false;        // part of an identifier: "tokio-rs/tokio", "llama.cpp", "force-wipe"
+  bool kana = false;          // one hiragana character: mostly particles (の, で, は), the script's function words
+};
+
+// Words in order. "llama.cpp" and "19.1" split at the dot, "force-wipe" at the hyphen, with no
+// break between; "c++" and "c#" stay whole; Han and kana come one character per word, so a
+// phrase of them matches inside a run ("東京湾で" holds "東京").
+std::vector<Word> match_words(std::string_view text);
+
+// A word match_words made of one character of a script without spaces.
+bool is_ideograph_word(std::string_view folded);
+
+// True when the words are mostly capitalised ("Kevin Rose Relaunches Digg") or all
+// capitals: there the case of a word says nothing about whether it is a name.
+bool case_uninformative(const std::vector<Word>& words);
+
+// German ä/ö/ü written ae/oe/ue ("Zürich" -> "zuerich"), folded; nullopt when the word
+// has none of them.
+std::optional<std::string> umlaut_spelling(std::string_view word);
+
+}  // namespace core

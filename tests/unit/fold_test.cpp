@@ -1,0 +1,61 @@
+// Text as relevance matching sees it (core/fold).
+#include <gtest/gtest.h>
+
+#include "core/fold.hpp"
+
+using core::fold_for_match;
+using core::match_words;
+
+TEST(Fold, OneNameWhateverTheFeedWrites) {
+  for (const char* written : {"Zürich", "Zurich", "ZÜRICH", "Z\\\"urich", "Z{\\\"u}rich", "Z\\\"{u}rich", "Z&uuml;rich", "Z&#252;rich",
+                              "Z&#xFC;rich", "Zu\xCC\x88rich" /* decomposed */})
+    EXPECT_EQ(fold_for_match(written), "zurich") << written;
+  EXPECT_EQ(fold_for_match("Zuerich"), "zuerich") << "a spelling, not an accent: the topic side adds it";
+  EXPECT_EQ(fold_for_match("Ørsted Straße Łódź Æsir"), "orsted strasse lodz aesir");
+  EXPECT_EQ(fold_for_match("Schr\\\"odinger's \\c{c}a"), "schrodinger's ca");
+  EXPECT_NE(fold_for_match("see \\cite{x}").find("cite"), std::string::npos) << "a TeX command is not an accent";
+  EXPECT_EQ(fold_for_match("R&D &amp; Q&A &bogus; &#0; &#xD800;"), "r&d & q&a &bogus; &#0; &#xd800;") << "only real entities decode";
+  EXPECT_EQ(fold_for_match(std::string("\xFF\xFE ok", 5)), "\xEF\xBF\xBD\xEF\xBF\xBD ok") << "bad UTF-8 stays valid UTF-8";
+}
+
+TEST(Fold, UmlautSpellingIsOfferedOnlyForUmlauts) {
+  EXPECT_EQ(core::umlaut_spelling("Zürich"), "zuerich");
+  EXPECT_EQ(core::umlaut_spelling("Köln"), "koeln");
+  EXPECT_FALSE(core::umlaut_spelling("Zurich"));
+  EXPECT_FALSE(core::umlaut_spelling("São"));
+}
+
+TEST(Fold, WordsKeepHowTheyWereWritten) {
+  const auto w = match_words("Kevin Rose's podcast: the return of rose gardens");
+  ASSERT_EQ(w.size(), 8u);
+  EXPECT_EQ(w[1].text, "rose");
+  EXPECT_TRUE(w[0].upper && w[1].upper && w[1].possessive);
+  EXPECT_TRUE(w[2].lower && !w[2].clause_break);
+  EXPECT_TRUE(w[3].clause_break) << "the colon separates two statements";
+  EXPECT_TRUE(w[6].lower) << "the common word";
+
+  const auto ids = match_words("llama.cpp, tokio-rs/tokio and c++ or c#; don't stop");
+  std::vector<std::string> texts;
+  for (const auto& x : ids) texts.push_back(x.text);
+  EXPECT_EQ(texts, (std::vector<std::string>{"llama", "cpp", "tokio", "rs", "tokio", "and", "c++", "or", "c#", "dont", "stop"}));
+  EXPECT_TRUE(ids[0].joined && ids[1].joined && ids[2].joined && ids[4].joined);
+  EXPECT_FALSE(ids[5].joined);
+  EXPECT_TRUE(ids[9].clause_break);
+
+  const auto jp = match_words("東京湾で地震");
+  ASSERT_EQ(jp.size(), 6u) << "one ideograph per word, so a phrase matches inside a run";
+  EXPECT_EQ(jp[0].text, "東");
+  EXPECT_TRUE(jp[0].ideograph && !jp[0].kana);
+  EXPECT_TRUE(jp[3].kana) << "で is a particle";
+  EXPECT_TRUE(core::is_ideograph_word("東"));
+  EXPECT_FALSE(core::is_ideograph_word("東京"));
+  EXPECT_TRUE(match_words("").empty());
+  EXPECT_TRUE(match_words(" - : ; ").empty());
+}
+
+TEST(Fold, TitleCaseSaysNothingAboutNames) {
+  EXPECT_TRUE(core::case_uninformative(match_words("Kevin Warsh Confirmed As Fed Chair; Bond Yields Rose")));
+  EXPECT_TRUE(core::case_uninformative(match_words("ZÜRICH HB: ALL TRAINS CANCELLED")));
+  EXPECT_FALSE(core::case_uninformative(match_words("Treasury yields rose after Kevin Warsh signalled faster cuts")));
+  EXPECT_FALSE(core::case_uninformative(match_words("Rose Byrne and Kevin Bacon to star in Apple TV+ thriller")));
+}

@@ -1,0 +1,282 @@
+// Relevance that knows which Kevin Rose: phrases, names, versions, folding, synonyms, context
+// labels and context feedback, and the scoring around it (story freshness, projected votes,
+// the why line). Each test names the mechanism it pins.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "pipeline/plan.hpp"
+#include "pipeline/stages.hpp"
+
+using namespace pipeline;
+
+namespace {
+
+const model::Window kWindow = model::Window::ending(*core::parse_date("2026-11-29"), 30);
+const core::UnixSeconds kAsOf = *core::parse_date("2026-11-29") + 12 * 3600;
+const core::UnixSeconds kDay = 86400;
+
+struct Spec {
+  std::string source = "reddit";
+  std::string title = {};
+  std::string snippet = {};
+  std::optional<std::string> container = {};
+  std::vector<std::string> tags = {};
+  core::UnixSeconds at = kAsOf;
+  double score = 100;
+};
+
+Corpus scored(const std::string& topic, const std::vector<Spec>& specs, const std::vector<model::Synonym>& synonyms = {}) {
+  Corpus c;
+  int n = 0;
+  for (const auto& s : specs) {
+    model::Item it;
+    it.source = s.source;
+    it.id = s.source + ":" + std::to_string(n++);
+    it.title = s.title;
+    it.snippet = s.snippet;
+    it.container = s.container;
+    it.tags = s.tags;
+    it.url = "https://example.com/" + it.id;
+    it.published_at = s.at;
+    it.engagement = {{s.source == "hackernews" ? "points" : "score", s.score}};
+    it.hits.push_back({0, 0, s.source});
+    c.items.push_back(std::move(it));
+  }
+  c.topic = analyze_topic(topic, c.dict, synonyms);
+  normalize(c);
+  score_relevance(c);
+  return c;
+}
+
+double rel(const Corpus& c, std::size_t i) { return c.items[i].scores.relevance; }
+
+}  // namespace
+
+TEST(Relevance, ANameIsAPhraseAndACorpusKnowsWhoElseIsCalledKevin) {
+  auto c = scored("Kevin Rose", {{.title = "Kevin Rose relaunches Digg with paid moderators"},
+                                 {.title = "Rose Byrne and Kevin Bacon to star in a new thriller"},
+                                 {.title = "Treasury yields rose after Kevin Warsh signalled faster cuts"},
+                                 {.title = "Senate confirms Kevin Warsh as the next Fed chair"},
+                                 {.title = "Kevin Hart adds three more dates to the tour"},
+                                 {.title = "What Rose said about the new community product"}});
+  EXPECT_GE(rel(c, 0), 0.99);
+  EXPECT_LT(rel(c, 1), kRelevanceFloor * 2.5) << "two names, neither of them his";
+  EXPECT_LT(rel(c, 2), kRelevanceFloor) << "'rose' is a verb here and 'Kevin' is followed by someone else's surname";
+  EXPECT_EQ(c.features[2].evidence.conflict, Evidence::Conflict::common_word);
+  EXPECT_LT(rel(c, 3), kRelevanceFloor);
+  EXPECT_EQ(c.features[3].evidence.conflict, Evidence::Conflict::other_name);
+  EXPECT_GE(rel(c, 5), rel(c, 1)) << "a surname alone may still be him";
+}
+
+TEST(Relevance, AVersionBelongsToItsNameAndAnotherVersionIsAnotherRelease) {
+  const auto synonyms = table_synonyms("PostgreSQL 19");
+  auto c = scored("PostgreSQL 19", {{.title = "PostgreSQL 19.1 released"},
+                                    {.title = "PostgreSQL 18 on ZFS: 19 tuning lessons"},
+                                    {.title = "Postgres 18 to 19 with pg_upgrade took 3 minutes"},
+                                    {.title = "PG19: async I/O is on by default"},
+                                    {.title = "PG 19 raid hour tonight, who is hosting?"},
+                                    {.title = "PG&E asks for a 19% rate increase"},
+                                    {.title = "PostgreSQL performance tips"}},
+                synonyms);
+  EXPECT_GE(rel(c, 0), 0.99);
+  EXPECT_LT(rel(c, 1), kRelevanceFloor);
+  EXPECT_EQ(c.features[1].evidence.conflict, Evidence::Conflict::other_version);
+  EXPECT_GT(rel(c, 2), 0.5) << "an upgrade from 18 to 19";
+  EXPECT_GE(rel(c, 3), 0.99) << "the joined abbreviation";
+  EXPECT_GT(rel(c, 4), 0.5) << "an abbreviation beside the version";
+  EXPECT_LT(rel(c, 4), rel(c, 3)) << "but an abbreviation alone is less sure";
+  EXPECT_LT(rel(c, 5), kRelevanceFloor) << "an abbreviation apart from the version is nothing";
+  EXPECT_LT(rel(c, 6), 0.5) << "the name without the version is a partial match";
+}
+
+TEST(Relevance, AccentsEscapesAndSpellingsFoldTogether) {
+  auto c = scored("Zürich", {{.title = "Zurich rents up 6%"},
+                             {.title = "Zuerich: tram strike on Friday"},
+                             {.source = "arxiv", .title = "A digital twin of Z\\\"urich's heating network"},
+                             {.source = "stackexchange", .title = "Moving to Z&uuml;rich"},
+                             {.title = "ZÜRICH HB: trains cancelled"},
+                             {.title = "Geneva rents up 4%"}});
+  for (std::size_t i = 0; i < 5; ++i) EXPECT_GE(rel(c, i), 0.99) << c.items[i].title;
+  EXPECT_EQ(rel(c, 5), 0.0);
+}
+
+TEST(Relevance, ScriptsWithoutSpacesMatchInsideRunsAndHostSynonymsTranslate) {
+  const std::vector<model::Synonym> host{{"東京", {"Tokyo"}, true}, {"地震", {"earthquake", "quake"}, true}};
+  auto c = scored("東京 地震", {{.title = "東京湾で震度5強の地震、けが人なし"},
+                               {.title = "M5.9 earthquake hits Tokyo Bay"},
+                               {.title = "東京の新しいラーメン店"},
+                               {.title = "Felt the Tokyo quake in Shinjuku"}},
+                  host);
+  EXPECT_GT(rel(c, 0), 0.8);
+  EXPECT_GT(rel(c, 1), 0.8);
+  EXPECT_LT(rel(c, 2), 0.5);
+  EXPECT_GE(rel(c, 3), 0.99);
+  EXPECT_GE(c.features[3].evidence.form, 0) << "the why line names the spelling that matched";
+}
+
+TEST(Relevance, ANameWrittenAsACommonWordIsNotTheName) {
+  auto c = scored("Arc browser", {{.title = "The Arc browser is open source now"},
+                                  {.title = "How do you plan a character arc? My browser has 40 tabs"},
+                                  {.title = "thebrowsercompany/arc-browser-sidebar: spaces for the web"}});
+  EXPECT_GE(rel(c, 0), 0.99);
+  EXPECT_LE(rel(c, 1), 0.1) << "the entity word only as a common word: generic";
+  EXPECT_GT(rel(c, 2), 0.5) << "identifiers are lower case by convention";
+}
+
+TEST(Relevance, GenericWordsAloneStayUnderTheFloor) {
+  auto c = scored("llama.cpp server performance tuning",
+                  {{.title = "llama.cpp server performance tuning guide"},
+                   {.title = "PostgreSQL performance tuning checklist"},
+                   {.title = "SQL Server performance tuning: index on a computed column"}});
+  EXPECT_GE(rel(c, 0), 0.99);
+  EXPECT_LT(rel(c, 1), kRelevanceFloor);
+  EXPECT_LT(rel(c, 2), kRelevanceFloor);
+  EXPECT_TRUE(c.features[2].evidence.generic_only);
+}
+
+TEST(Relevance, NearCountsInMeaningfulWordsAndStopsAtAClause) {
+  auto c = scored("Cloudflare outage", {{.title = "Massive outage at Cloudflare takes sites down"},
+                                        {.title = "Verizon outage leaves millions offline; Cloudflare not to blame"},
+                                        {.title = "Cloudflare raises prices for the enterprise plans, customers see an outage"}});
+  EXPECT_GT(rel(c, 0), 0.85);
+  EXPECT_LT(rel(c, 1), 0.7);
+  EXPECT_LT(rel(c, 2), rel(c, 0));
+}
+
+TEST(Relevance, ContextLabelsAreEvidence) {
+  auto c = scored("Rust force wipe", {{.title = "Servers are down after the force wipe", .container = "r/playrust"},
+                                      {.title = "Servers are down after the force wipe"},
+                                      {.source = "stackexchange", .title = "Actor isolation warnings everywhere", .tags = {"swift-concurrency"}}});
+  EXPECT_GT(rel(c, 0), rel(c, 1) + 0.2) << "the subreddit says which Rust";
+  EXPECT_GE(c.features[0].evidence.context, 0);
+  auto s = scored("Swift 6 concurrency", {{.source = "stackexchange", .title = "Sending self risks data races after enabling strict checking",
+                                           .snippet = "Since switching to the Swift 6 language mode", .tags = {"swift", "swift-concurrency"}}});
+  EXPECT_GT(rel(s, 0), 0.6);
+}
+
+TEST(Relevance, ContextFeedbackFollowsWhereTheStrongMatchesLive) {
+  std::vector<Spec> specs;
+  for (const char* t : {"Rust force wipe patch notes", "Rust force wipe tonight: what to build", "Rust force wipe brings a new monument",
+                        "Rust force wipe server list"})
+    specs.push_back({.title = t, .container = "r/playrust"});
+  specs.push_back({.title = "Blueprint reset on the next force wipe?", .container = "r/playrust"});
+  specs.push_back({.title = "Is there a way to force-wipe a Vec before drop?", .container = "r/rust"});
+  auto c = scored("Rust force wipe", specs);
+  EXPECT_EQ(c.features[4].evidence.support, 2) << "filed where the strong matches are";
+  EXPECT_EQ(c.features[5].evidence.support, 0) << "filed where none of them are";
+  EXPECT_GT(rel(c, 4), rel(c, 5) + 0.2);
+
+  // Strong matches spread over many places say nothing: no feedback.
+  std::vector<Spec> spread;
+  for (const char* sub : {"r/a", "r/b", "r/c", "r/d", "r/e"}) spread.push_back({.title = "Rust force wipe patch notes", .container = sub});
+  spread.push_back({.title = "Is there a way to force-wipe a Vec before drop?", .container = "r/rust"});
+  auto d = scored("Rust force wipe", spread);
+  EXPECT_EQ(d.features[5].evidence.support, -1);
+}
+
+TEST(Freshness, ItemsFromBeforeAStorysMomentAreBackground) {
+  std::vector<Spec> specs;
+  for (int d : {4, 3, 3, 2, 2, 1}) specs.push_back({.title = "Zig 1.0 released", .at = kAsOf - d * kDay});
+  specs.push_back({.title = "Zig 1.0 will ship this month", .at = kAsOf - 27 * kDay});
+  auto c = scored("Zig 1.0", specs);
+  score_freshness(c, kWindow);
+  EXPECT_TRUE(c.features[6].before_story);
+  EXPECT_LT(c.items[6].scores.freshness, 0.1 * freshness(kWindow, c.items[6]));
+  EXPECT_FALSE(c.features[0].before_story) << "the day before the coverage is the event's own";
+
+  std::vector<Spec> spread;
+  for (int d : {25, 20, 15, 10, 5, 1}) spread.push_back({.title = "Zig 1.0 released", .at = kAsOf - d * kDay});
+  auto e = scored("Zig 1.0", spread);
+  score_freshness(e, kWindow);
+  for (std::size_t i = 0; i < e.items.size(); ++i) EXPECT_FALSE(e.features[i].before_story) << "no story, no background";
+}
+
+TEST(Engagement, YoungSocialItemsHaveTheirVotesProjected) {
+  EXPECT_DOUBLE_EQ(maturity(-1), 1.0);
+  EXPECT_DOUBLE_EQ(maturity(2), 1.0);
+  EXPECT_NEAR(maturity(0.25), 9.0 / 36.0, 1e-12);
+  EXPECT_DOUBLE_EQ(maturity(0), 0.1) << "never more than tenfold";
+  auto c = scored("zig", {{.source = "hackernews", .title = "Zig", .at = kAsOf - 3 * 3600, .score = 100},
+                          {.source = "hackernews", .title = "Zig", .at = kAsOf - 5 * kDay, .score = 100},
+                          {.source = "stackexchange", .title = "Zig", .at = kAsOf - 3 * 3600, .score = 5},
+                          {.source = "stackexchange", .title = "Zig", .at = kAsOf - 5 * kDay, .score = 5}});
+  score_freshness(c, kWindow);
+  score_engagement(c);
+  EXPECT_GT(c.items[0].scores.engagement, c.items[1].scores.engagement);
+  EXPECT_DOUBLE_EQ(c.items[2].scores.engagement, c.items[3].scores.engagement) << "answers and views keep coming: no projection";
+}
+
+TEST(Rerank, EveryItemSaysWhy) {
+  auto c = scored("Rust force wipe", {{.title = "Rust force wipe patch notes", .container = "r/playrust", .at = kAsOf - 2 * kDay},
+                                      {.title = "Servers are down after the force wipe", .container = "r/playrust", .at = kAsOf - 30 * kDay},
+                                      {.source = "hackernews", .title = "Rust: how to force a secure wipe of memory"}});
+  score_freshness(c, kWindow);
+  score_engagement(c);
+  score_base(c, {});
+  assign_stream_ranks(c);
+  fuse(c, {{"Rust force wipe", 1.0}}, {});
+  rerank(c);
+  std::map<std::string, std::string> why;
+  for (const auto& it : c.items) why[it.title] = it.why;
+  EXPECT_EQ(why["Rust force wipe patch notes"], "phrase match in title; r/playrust context; 2 days old");
+  EXPECT_NE(why["Servers are down after the force wipe"].find("r/playrust context; 30 days old"), std::string::npos);
+  EXPECT_EQ(why["Rust: how to force a secure wipe of memory"], "all 3 words in title, not as a phrase; under a day old");
+}
+
+TEST(Plan, SynonymsAndAbbreviationsBecomeSubQueries) {
+  const auto p = make_plan("PostgreSQL 19", model::Depth::standard);
+  std::vector<std::string> q;
+  for (const auto& s : p.sub_queries) q.push_back(s.text);
+  EXPECT_EQ(q, (std::vector<std::string>{"PostgreSQL 19", "Postgres 19", "PG19"}));
+  ASSERT_EQ(p.synonyms.size(), 1u);
+  EXPECT_EQ(p.synonyms[0].term, "PostgreSQL");
+  EXPECT_EQ(p.synonyms[0].alternatives, (std::vector<std::string>{"Postgres", "PG"}));
+  const auto deep = make_plan("PostgreSQL 19", model::Depth::deep);
+  EXPECT_NE(std::find_if(deep.sub_queries.begin(), deep.sub_queries.end(), [](auto& s) { return s.text == "PG 19"; }), deep.sub_queries.end());
+  EXPECT_EQ(make_plan("JavaScript", model::Depth::deep).sub_queries.size(), 1u) << "an abbreviation alone is never asked";
+}
+
+TEST(Plan, NeverBroadensToGenericWordsOrALoneName) {
+  for (auto d : {model::Depth::standard, model::Depth::deep}) {
+    const auto p = make_plan("llama.cpp server performance tuning", d);
+    for (const auto& s : p.sub_queries) {
+      EXPECT_NE(s.text, "performance tuning");
+      EXPECT_NE(s.text, "server performance");
+      EXPECT_NE(s.text.find("llama.cpp"), std::string::npos) << s.text;
+    }
+    EXPECT_EQ(p.sub_queries[1].text, "llama.cpp tuning");
+  }
+  EXPECT_EQ(make_plan("Vision Pro 2 review", model::Depth::standard).sub_queries[1].text, "Vision Pro 2");
+  EXPECT_EQ(make_plan("Mistral new model", model::Depth::standard).sub_queries.size(), 1u) << "'Mistral' alone is broader than asked";
+  EXPECT_EQ(make_plan("Kubernetes 1.38", model::Depth::standard).sub_queries[1].text, "K8s 1.38");
+}
+
+TEST(Plan, HostSynonymsAreValidatedAndMayStandAlone) {
+  std::string err;
+  auto p = parse_host_plan(R"({"synonyms":{"東京":["Tokyo"],"地震":["earthquake","quake"]}})", &err);
+  ASSERT_TRUE(p) << err;
+  EXPECT_TRUE(p->sub_queries.empty());
+  const auto plan = plan_for("東京 地震", model::Depth::standard, p);
+  EXPECT_TRUE(plan.from_host);
+  ASSERT_GE(plan.sub_queries.size(), 2u);
+  EXPECT_EQ(plan.sub_queries[0].text, "東京 地震");
+  EXPECT_EQ(plan.sub_queries[1].text, "Tokyo earthquake") << "every word in its other spelling at once";
+  EXPECT_EQ(plan.synonyms.size(), 2u);
+  // With sub-queries the host decides what is asked; the table still helps relevance.
+  auto q = parse_host_plan(R"({"sub_queries":["pg 19 news"],"synonyms":{"PostgreSQL":["Postgres"]}})", &err);
+  ASSERT_TRUE(q) << err;
+  const auto merged = plan_for("PostgreSQL 19", model::Depth::standard, q);
+  ASSERT_EQ(merged.sub_queries.size(), 1u);
+  ASSERT_EQ(merged.synonyms.size(), 1u) << "the host's entry wins over the table's for the same term";
+  EXPECT_EQ(merged.synonyms[0].alternatives, (std::vector<std::string>{"Postgres"}));
+  for (const char* bad : {R"({"synonyms":[]})", R"({"synonyms":{"x":"y"}})", R"({"synonyms":{"x":[]}})", R"({"synonyms":{"x":[1]}})",
+                          R"({"synonyms":{"":["y"]}})", R"({"synonyms":{"x":[""]}})", R"({"intent":"news"})"}) {
+    EXPECT_FALSE(parse_host_plan(bad, &err)) << bad;
+    EXPECT_NE(err.find("--plan"), std::string::npos);
+  }
+  std::string many = R"({"synonyms":{)";
+  for (int i = 0; i < 21; ++i) many += (i ? "," : "") + std::string("\"t") + std::to_string(i) + "\":[\"x\"]";
+  EXPECT_FALSE(parse_host_plan(many + "}}", &err));
+  EXPECT_FALSE(parse_host_plan(R"({"synonyms":{"x":[")" + std::string(101, 'a') + R"("]}})", &err));
+}
