@@ -22,6 +22,9 @@ class Fetcher {
  public:
   virtual ~Fetcher() = default;
   virtual http::Response get(const http::Request& request) = 0;
+  // True under --replay: only recorded HTTP answers exist, so a source must not reach
+  // the network any other way (a subprocess such as yt-dlp).
+  virtual bool replaying() const { return false; }
 };
 
 // Everything a source may touch during a run. Read-only apart from the network.
@@ -37,6 +40,7 @@ struct Query {
   model::Window window;
   model::Depth depth = model::Depth::standard;
   int limit = 25;  // items wanted per sub-query
+  core::UnixSeconds now = 0;  // the run's clock (the recording's under --replay); 0 = wall clock
 };
 
 // Discovery listings: "what is hot now" without a topic.
@@ -45,6 +49,7 @@ struct ListingQuery {
   std::string domain;                 // "" = global
   std::vector<std::string> domain_terms;  // search terms for a domain run
   int limit = 30;
+  core::UnixSeconds now = 0;  // as in Query
 };
 
 struct SourceResult {
@@ -68,6 +73,17 @@ class Source {
   virtual SourceResult listing(const ListingQuery&, Env&) const {
     return {model::SourceState::skipped_unconfigured, "no listing", {}, 0};
   }
+  // `doctor`: the cheapest request that shows whether the source works with this
+  // configuration. Default: a one-item search over the last week.
+  virtual SourceResult probe(Env& env, core::UnixSeconds now) const;
+  // `doctor`: what to tell the user after a probe ended in `state` — how to enable the
+  // source, fix its credentials, or lift a keyless limit ("" = nothing source-specific).
+  // `env_file` is where credentials go. Never includes a configured value.
+  virtual std::string advice(model::SourceState, const core::Config&, std::string_view /*env_file*/) const {
+    return {};
+  }
+  // Configuration keys the source reads; `doctor` says whether each is set, never its value.
+  virtual std::vector<std::string_view> config_keys() const { return {}; }
 };
 
 // The registry: every source, in display order.
