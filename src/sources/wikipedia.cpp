@@ -155,7 +155,7 @@ Fetched fetch_daily(Env& env, std::string_view article, const model::Window& w) 
 void set_attention(model::Item& item, const Attention& a, int days) {
   item.engagement.clear();
   engage(item, "views", a.window_views);
-  if (a.before_views > 0) engage(item, "views_before", a.before_views);
+  engage(item, "views_before", a.before_views);  // present, even 0, once measured
   if (a.peak_day > 0) item.published_at = a.peak_day;
   item.snippet = attention_line(a, days);
 }
