@@ -146,7 +146,7 @@ std::string render_json(const std::vector<Row>& rows, const std::vector<std::pai
 
 }  // namespace
 
-int doctor_command(const Options& o, RunContext& ctx, const persist::Writer& writer) {
+int doctor_command(const Options& o, RunContext& ctx, const persist::Writer& /*writer*/) {
   std::vector<const sources::Source*> srcs;
   for (const auto* s : sources::all())
     if (o.sources.empty() || std::find(o.sources.begin(), o.sources.end(), s->id()) != o.sources.end()) srcs.push_back(s);
@@ -180,7 +180,7 @@ int doctor_command(const Options& o, RunContext& ctx, const persist::Writer& wri
     case Emit::md: text = render_markdown(rows, env_file); break;
     default: text = render_text(rows, creds, ytdlp, env_file, env_exists); break;
   }
-  if (!emit_output(o, text, writer)) return 2;
+  if (const int failed = emit(ctx, text)) return failed;
   return exit_code_for(o, probed.status);
 }
 
