@@ -243,7 +243,7 @@ TEST(YouTube, HungYtDlpIsKilledWithItsGroupAtTheDeadline) {
   EXPECT_EQ(r.state, SourceState::partial) << r.reason;
   EXPECT_NE(r.reason.find("deadline"), std::string::npos) << r.reason;
   ASSERT_EQ(r.items.size(), 1u) << "the line that arrived before the kill is kept";
-  EXPECT_TRUE(live_members(fake.pgid()).empty()) << "no process of the group survives";
+  EXPECT_TRUE(testing_support::group_gone_within(fake.pgid())) << "no process of the group survives";
 }
 
 TEST(YouTube, CancellationKillsYtDlpAtOnce) {
@@ -262,7 +262,7 @@ TEST(YouTube, CancellationKillsYtDlpAtOnce) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
   EXPECT_EQ(r.state, SourceState::timeout);
   EXPECT_NE(r.reason.find("cancelled"), std::string::npos) << r.reason;
-  EXPECT_TRUE(live_members(fake.pgid()).empty());
+  EXPECT_TRUE(testing_support::group_gone_within(fake.pgid()));
 }
 
 TEST(YouTube, YtDlpFailuresEndInAState) {

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 
 namespace testing_support {
 
@@ -27,6 +28,14 @@ std::vector<pid_t> live_members(pid_t pgid) {
     if (pgrp == pgid && state != 'Z' && state != 'X') out.push_back(static_cast<pid_t>(std::stol(name)));
   }
   return out;
+}
+
+bool group_gone_within(pid_t pgid, int ms) {
+  for (int waited = 0;; waited += 5) {
+    if (live_members(pgid).empty()) return true;
+    if (waited >= ms) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 }
 
 }  // namespace testing_support
