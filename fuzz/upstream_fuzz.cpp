@@ -99,6 +99,9 @@ void run_source(const sources::Source& src, std::string_view body, std::uint8_t 
     config.set_override("REDDIT_CLIENT_SECRET", "fuzz-secret");
     config.set_override("GITHUB_TOKEN", "fuzz-token");
     config.set_override("STACKEXCHANGE_KEY", "fuzz-key");
+    config.set_override("X_BEARER_TOKEN", "fuzz-bearer");
+    config.set_override("YOUTUBE_API_KEY", "fuzz-youtube-key");
+    config.set_override(flags & 0x80 ? "SEARXNG_URL" : "BRAVE_API_KEY", flags & 0x80 ? "https://searx.fuzz" : "fuzz-brave-key");
   }
   EchoFetcher fetcher(body, std::string(kTypes[flags & 0x07]));
   sources::Env env{config, fetcher, core::Deadline::in(core::Millis(60000)), {}};
@@ -106,6 +109,7 @@ void run_source(const sources::Source& src, std::string_view body, std::uint8_t 
     if (!src.has_listing()) return;
     sources::ListingQuery q;
     q.window = window();
+    q.now = kNow;
     if (flags & 0x20) {
       q.domain = "ai";
       q.domain_terms = {"ai", "llm"};
@@ -116,6 +120,7 @@ void run_source(const sources::Source& src, std::string_view body, std::uint8_t 
   } else {
     sources::Query q;
     q.window = window();
+    q.now = kNow;
     q.sub_queries.push_back({"rust async", 1.0});
     (void)src.search(q, env);
   }

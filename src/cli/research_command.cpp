@@ -168,46 +168,4 @@ int research_command(const Options& o, RunContext& ctx, const persist::Writer& w
   return run.exit_code(o);
 }
 
-int doctor_command(const Options& o, RunContext& ctx, const persist::Writer&) {
-  // A real probe: one quick search per source, so the answer reflects the network now.
-  pipeline::ResearchSpec spec;
-  spec.topic = "open source";
-  spec.depth = model::Depth::quick;
-  spec.now = ctx.now;
-  spec.window = model::Window::ending(ctx.now, 7);
-  for (const auto* s : sources::all())
-    if (o.sources.empty() || std::find(o.sources.begin(), o.sources.end(), s->id()) != o.sources.end())
-      spec.sources.push_back(s);
-  pipeline::ClientFetcher fetcher(ctx.client);
-  const auto budget = o.timeout_seconds ? core::millis_from_seconds(*o.timeout_seconds) : core::Millis(20000);
-  const pipeline::ResearchEnv env{ctx.config, fetcher, core::Deadline::in(budget), {}};
-  sources::Query q;
-  q.sub_queries = {{spec.topic, 1.0}};
-  q.window = spec.window;
-  q.depth = spec.depth;
-  q.limit = 5;
-  auto fetched = pipeline::fetch_all(spec.sources, env, core::Millis(15000),
-                                     [&](const sources::Source& s, sources::Env& senv) { return s.search(q, senv); });
-  std::string out = "last30days doctor\n";
-  int healthy = 0;
-  for (const auto* s : spec.sources) {
-    const auto& st = fetched.status[std::string(s->id())];
-    const bool good = !model::is_degraded(st.state);
-    healthy += good && st.state != model::SourceState::skipped_unconfigured ? 1 : 0;
-    out += fmt::format("  {:<14} {:<21} {:>5} ms  {}\n", s->id(), model::to_string(st.state), st.elapsed_ms, st.reason);
-    std::string hint;
-    switch (st.state) {
-      case model::SourceState::unreachable: hint = "check the network, a proxy, or LAST30DAYS_HOST_MAP"; break;
-      case model::SourceState::rate_limited: hint = "wait, or set credentials that raise the limit"; break;
-      case model::SourceState::auth_failed: hint = "the configured credentials were rejected: renew them in ~/.config/last30days/.env"; break;
-      case model::SourceState::skipped_unconfigured: hint = "set its credentials in ~/.config/last30days/.env to enable it"; break;
-      default: break;
-    }
-    if (!hint.empty()) out += fmt::format("  {:<14} fix: {}\n", "", hint);
-  }
-  out += fmt::format("{} of {} sources answered. Config file: {}\n", healthy, spec.sources.size(), ctx.config.env_file_path().value_or("none (HOME is not an absolute path)"));
-  if (int rc = emit(ctx, out)) return rc;
-  return exit_code_for(o, fetched.status);
-}
-
 }  // namespace cli

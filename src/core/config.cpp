@@ -13,9 +13,10 @@ extern char** environ;
 namespace core {
 
 namespace {
-constexpr std::array<std::string_view, 9> kSecretKeys{
+// SEARXNG_URL may carry user:password@ for a private instance.
+constexpr std::array<std::string_view, 10> kSecretKeys{
     "GITHUB_TOKEN", "REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET", "BSKY_APP_PASSWORD", "X_BEARER_TOKEN",
-    "YOUTUBE_API_KEY", "BRAVE_API_KEY", "STACKEXCHANGE_KEY", "BSKY_HANDLE"};
+    "YOUTUBE_API_KEY", "BRAVE_API_KEY", "STACKEXCHANGE_KEY", "BSKY_HANDLE", "SEARXNG_URL"};
 }
 
 bool Config::is_secret_key(std::string_view key) {

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/children.hpp"
+
 namespace core {
 
 std::atomic<int>& live_stragglers() {
@@ -11,6 +13,7 @@ std::atomic<int>& live_stragglers() {
 }
 
 void exit_process(int code) {
+  children::kill_all_for_exit();  // no child process group outlives the run, stragglers or not
   std::fflush(stdout);
   std::fflush(stderr);
   if (live_stragglers().load() > 0) std::_Exit(code);

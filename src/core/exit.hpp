@@ -21,7 +21,8 @@ namespace core {
 // decrements, after dropping its last shared reference, if it ever finishes.
 std::atomic<int>& live_stragglers();
 
-// Flushes stdio and ends the process. With stragglers alive it skips static
+// Kills every child process group still registered (core/children.hpp), flushes
+// stdio and ends the process. With stragglers alive it skips static
 // destruction (std::_Exit), so nothing they touch is torn down under them.
 [[noreturn]] void exit_process(int code);
 

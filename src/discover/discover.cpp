@@ -26,6 +26,7 @@ Nominations nominate(const std::string& domain, const model::Window& window, cor
   q.domain = domain;
   q.domain_terms = domain.empty() ? std::vector<std::string>{} : domain_terms(domain);
   q.limit = kListingLimit;
+  q.now = now;
   auto fetched = pipeline::fetch_all(listers, env, kListingBudget,
                                      [&](const sources::Source& s, sources::Env& senv) { return s.listing(q, senv); });
   if (!domain.empty()) {

@@ -97,8 +97,10 @@ void worker(std::shared_ptr<BatchState> st) {
     {
       std::lock_guard lock(st->mu);
       --st->in_flight;
-      // A result that arrives after the deadline did not finish inside the budget.
-      if (!st->closed && !st->stop.stop_requested()) {
+      // A result that arrives after the deadline did not finish inside the budget. The
+      // clock is checked too: HTTP gives up at that same instant, so a sub-run whose
+      // requests all timed out can get here before the batch thread wakes to stop it.
+      if (!st->closed && !st->stop.stop_requested() && core::Clock::now() < st->deadline) {
         if (st->on_topic) st->on_topic({TopicEvent::Kind::finished, ctx.topic, out.status, out.items, 0, st->deadline});
         st->done[i] = std::move(out);
       }

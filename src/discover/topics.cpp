@@ -321,6 +321,8 @@ std::string why_line(const model::Topic& t) {
     const bool dollars = e->field.find("volume") != std::string::npos || e->field == "liquidity";
     const std::string label = e->field == "num_comments" || e->field == "comment_count" ? "comments"
                               : e->field == "volume24hr"                               ? "24h volume"
+                              : e->field == "likeCount" || e->field == "like_count"    ? "likes"
+                              : e->field == "repostCount" || e->field == "retweet_count" ? "reposts"
                                                                                        : e->field;
     parts.push_back(fmt::format("{}{} {} on {}", dollars ? "$" : "", short_number(e->value), label, src));
   }

@@ -11,6 +11,7 @@ class ClientFetcher final : public sources::Fetcher {
  public:
   explicit ClientFetcher(std::shared_ptr<http::Client> client) : client_(std::move(client)) {}
   http::Response get(const http::Request& request) override { return client_->fetch(request); }
+  bool replaying() const override { return client_->replaying(); }
 
  private:
   std::shared_ptr<http::Client> client_;

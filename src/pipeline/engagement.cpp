@@ -19,7 +19,7 @@ struct FieldWeight {
 
 // Per-source engagement model. "typical" keeps a stream of 3-upvote posts from
 // scoring 100 just because nothing in it did better.
-constexpr std::array<FieldWeight, 22> kFields{{
+constexpr std::array<FieldWeight, 28> kFields{{
     {"hackernews", "points", 1.0, 150},      {"hackernews", "num_comments", 0.7, 60},
     {"reddit", "score", 1.0, 300},           {"reddit", "num_comments", 0.7, 80},
     {"polymarket", "volume", 0.6, 500000},   {"polymarket", "volume24hr", 0.5, 50000},
@@ -29,8 +29,11 @@ constexpr std::array<FieldWeight, 22> kFields{{
     {"lobsters", "comment_count", 0.7, 15},  {"stackexchange", "score", 1.0, 10},
     {"stackexchange", "answer_count", 0.8, 3}, {"stackexchange", "view_count", 0.25, 2000},
     {"bluesky", "likeCount", 1.0, 100},      {"bluesky", "repostCount", 0.8, 20},
+    {"bluesky", "replyCount", 0.6, 15},      {"bluesky", "quoteCount", 0.6, 5},
     {"x", "like_count", 1.0, 300},           {"x", "retweet_count", 0.8, 50},
+    {"x", "reply_count", 0.6, 30},           {"x", "quote_count", 0.6, 10},
     {"youtube", "views", 0.5, 50000},        {"youtube", "likes", 1.0, 2000},
+    {"youtube", "comments", 0.7, 200},       {"wikipedia", "views", 1.0, 100000},
 }};
 
 double weight_of(std::string_view source, std::string_view field) {

@@ -101,6 +101,7 @@ model::Report run_research(const ResearchSpec& spec, const ResearchEnv& env) {
   query.window = spec.window;
   query.depth = spec.depth;
   query.limit = prof.limit;
+  query.now = spec.now;
   // Progress names the run's topic: comparisons run several at once over one hook.
   ResearchEnv fetch_env = env;
   if (env.on_source)

@@ -30,7 +30,10 @@ std::string field_label(std::string_view field) {
       {"score", "score"},            {"upvote_ratio", "upvoted"},  {"stars", "stars"},
       {"forks", "forks"},            {"comments", "comments"},     {"reactions", "reactions"},
       {"answer_count", "answers"},   {"view_count", "views"},      {"volume", "volume"},
-      {"volume24hr", "24h volume"},  {"liquidity", "liquidity"},   {"odds", "odds"}};
+      {"volume24hr", "24h volume"},  {"liquidity", "liquidity"},   {"odds", "odds"},
+      {"likeCount", "likes"},        {"repostCount", "reposts"},   {"replyCount", "replies"},
+      {"quoteCount", "quotes"},      {"like_count", "likes"},      {"retweet_count", "reposts"},
+      {"reply_count", "replies"},    {"quote_count", "quotes"},    {"views_before", "views the span before"}};
   auto it = kLabels.find(field);
   return std::string(it == kLabels.end() ? field : it->second);
 }

@@ -9,6 +9,8 @@
 
 #include "core/parallel.hpp"
 #include "core/text.hpp"
+#include "core/time.hpp"
+#include "core/url.hpp"
 
 namespace sources {
 
@@ -412,6 +414,50 @@ void engage(model::Item& item, std::string_view field, std::optional<double> val
 std::optional<core::UnixSeconds> unix_time(std::optional<double> seconds) {
   if (!seconds || !std::isfinite(*seconds) || *seconds <= 0 || *seconds > 32503680000.0) return std::nullopt;  // year 3000
   return static_cast<core::UnixSeconds>(*seconds);
+}
+
+core::UnixSeconds clock_of(core::UnixSeconds now) { return now > 0 ? now : core::now_unix(); }
+
+std::string headline(std::string_view text) {
+  constexpr std::size_t kMax = 160;
+  const auto nl = text.find('\n');
+  std::string line = core::collapse_whitespace(nl == std::string_view::npos ? text : text.substr(0, nl));
+  if (line.empty()) line = core::collapse_whitespace(text);  // a post that starts with a blank line
+  if (line.size() <= kMax) return line;
+  std::size_t cut = line.rfind(' ', kMax);
+  if (cut == std::string::npos || cut < kMax / 2) cut = kMax;
+  return core::truncate_utf8(std::string_view(line).substr(0, cut), cut);
+}
+
+bool outside_link(std::string_view url, std::initializer_list<std::string_view> own_hosts) {
+  auto u = core::Url::parse(url);
+  if (!u || (u->scheme != "http" && u->scheme != "https") || u->host.empty()) return false;
+  for (std::string_view h : own_hosts) {
+    if (u->host == h) return false;
+    if (u->host.size() > h.size() && u->host.ends_with(h) && u->host[u->host.size() - h.size() - 1] == '.') return false;
+  }
+  return true;
+}
+
+std::optional<core::UnixSeconds> epoch_header(const http::Response& r, std::string_view name) {
+  auto v = r.header(name);
+  if (!v) return std::nullopt;
+  const std::string_view t = core::trim(*v);
+  std::size_t i = 0;
+  core::UnixSeconds out = 0;
+  for (; i < t.size() && i < 12 && t[i] >= '0' && t[i] <= '9'; ++i) out = out * 10 + (t[i] - '0');
+  if (i == 0) return std::nullopt;
+  return unix_time(static_cast<double>(out));
+}
+
+SourceResult Source::probe(Env& env, core::UnixSeconds now) const {
+  Query q;
+  q.sub_queries = {{"open source", 1.0}};
+  q.window = model::Window::ending(core::start_of_day(clock_of(now)), 7);
+  q.depth = model::Depth::quick;
+  q.limit = 1;
+  q.now = now;
+  return search(q, env);
 }
 
 }  // namespace sources

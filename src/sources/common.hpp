@@ -3,6 +3,7 @@
 // classification into spec states, lenient JSON access, and result assembly.
 #include <nlohmann/json.hpp>
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -107,5 +108,19 @@ std::optional<core::UnixSeconds> unix_time(std::optional<double> seconds);
 constexpr std::size_t kSnippetBytes = 400;
 // A comment's text is kept up to this much (the briefs quote an excerpt of it).
 constexpr std::size_t kCommentBytes = 1200;
+
+// The run's clock: Query::now / ListingQuery::now when set, else the wall clock.
+core::UnixSeconds clock_of(core::UnixSeconds now);
+
+// A title for a post that has none (Bluesky, X): its first line, whitespace collapsed,
+// cut at a word near 160 bytes.
+std::string headline(std::string_view text);
+
+// Whether `url` is an http(s) link to somewhere other than `own_hosts` (or their
+// subdomains): a post sharing an article is about that article.
+bool outside_link(std::string_view url, std::initializer_list<std::string_view> own_hosts);
+
+// A rate-limit reset header holding unix seconds ("1732886400"); nullopt when absent or odd.
+std::optional<core::UnixSeconds> epoch_header(const http::Response& r, std::string_view name);
 
 }  // namespace sources

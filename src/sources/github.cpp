@@ -196,6 +196,25 @@ class GitHub final : public Source {
     return out.finish();
   }
 
+  // One repository search: 1 of the 10 a keyless minute allows.
+  SourceResult probe(Env& env, core::UnixSeconds now) const override {
+    ListingQuery q;
+    q.window = model::Window::ending(core::start_of_day(clock_of(now)), 7);
+    q.limit = 1;
+    SourceResult r = listing(q, env);
+    if (r.state == SourceState::no_results) r.state = SourceState::ok, r.reason.clear();
+    return r;
+  }
+
+  std::string advice(SourceState state, const core::Config& c, std::string_view env_file) const override {
+    const bool keyed = c.get("GITHUB_TOKEN").has_value();
+    if (state == SourceState::auth_failed && keyed)
+      return "GITHUB_TOKEN was rejected: create a new token at github.com/settings/tokens";
+    if (!keyed) return fmt::format("GitHub unauthenticated: 10 searches/min — set GITHUB_TOKEN in {}", env_file);
+    return {};
+  }
+  std::vector<std::string_view> config_keys() const override { return {"GITHUB_TOKEN"}; }
+
   bool has_listing() const override { return true; }
 
   // Fastest-rising new repositories: most-starred among those created in the last week.

@@ -321,6 +321,16 @@ class Lobsters final : public Source {
     return out;
   }
 
+  // The hottest page alone: one request.
+  SourceResult probe(Env& env, core::UnixSeconds now) const override {
+    ListingQuery q;
+    q.window = model::Window::ending(core::start_of_day(clock_of(now)), 7);
+    q.limit = 1;
+    SourceResult r = listing(q, env);
+    if (r.state == model::SourceState::no_results) r.state = model::SourceState::ok, r.reason.clear();
+    return r;
+  }
+
   bool has_listing() const override { return true; }
 
   SourceResult listing(const ListingQuery& q, Env& env) const override {

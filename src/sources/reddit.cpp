@@ -540,6 +540,18 @@ class Reddit final : public Source {
     return out;
   }
 
+  std::string advice(SourceState state, const core::Config& c, std::string_view env_file) const override {
+    const bool keyed = credentials(c).has_value();
+    if (state == SourceState::auth_failed && keyed)
+      return "REDDIT_CLIENT_ID / REDDIT_CLIENT_SECRET were rejected: check the script app at reddit.com/prefs/apps";
+    if (!keyed)
+      return fmt::format("keyless: RSS search, scores from arctic-shift — set REDDIT_CLIENT_ID and REDDIT_CLIENT_SECRET "
+                         "(a script app at reddit.com/prefs/apps) in {} for the JSON API",
+                         env_file);
+    return {};
+  }
+  std::vector<std::string_view> config_keys() const override { return {"REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET"}; }
+
   bool has_listing() const override { return true; }
 
   SourceResult listing(const ListingQuery& q, Env& env) const override {

@@ -13,7 +13,11 @@ namespace sources {
   X(github)            \
   X(arxiv)             \
   X(lobsters)          \
-  X(stackexchange)
+  X(stackexchange)     \
+  X(x)                 \
+  X(youtube)           \
+  X(web)               \
+  X(wikipedia)
 
 #define L30_DECLARE(name) std::unique_ptr<Source> make_##name();
 L30_SOURCES(L30_DECLARE)
@@ -38,6 +42,10 @@ const Source* find(std::string_view id_or_alias) {
   else if (key == "so" || key == "stackoverflow") id = "stackexchange";
   else if (key == "gh") id = "github";
   else if (key == "pm") id = "polymarket";
+  else if (key == "bsky") id = "bluesky";
+  else if (key == "twitter") id = "x";
+  else if (key == "yt") id = "youtube";
+  else if (key == "wiki") id = "wikipedia";
   for (const Source* s : all())
     if (s->id() == id) return s;
   return nullptr;

@@ -25,6 +25,10 @@ class Fetcher {
   Fetcher() : session_(next_session()) {}
   virtual ~Fetcher() = default;
   virtual http::Response get(const http::Request& request) = 0;
+  // True under --replay: only recorded HTTP answers exist, so a source must not reach
+  // the network any other way (a subprocess such as yt-dlp).
+  virtual bool replaying() const { return false; }
+
   // Unique per Fetcher: what a source may keep between requests of one session (an OAuth
   // token shared by a run's searches and comments, or a comparison's entities) is keyed by it.
   std::uint64_t session() const { return session_; }
@@ -50,6 +54,7 @@ struct Query {
   model::Window window;
   model::Depth depth = model::Depth::standard;
   int limit = 25;  // items wanted per sub-query
+  core::UnixSeconds now = 0;  // the run's clock (the recording's under --replay); 0 = wall clock
 };
 
 // Discovery listings: "what is hot now" without a topic.
@@ -58,6 +63,7 @@ struct ListingQuery {
   std::string domain;                 // "" = global
   std::vector<std::string> domain_terms;  // search terms for a domain run
   int limit = 30;
+  core::UnixSeconds now = 0;  // as in Query
 };
 
 // Comments are an optional capability: a source whose platform has discussion threads
@@ -97,6 +103,17 @@ class Source {
   // must not throw for upstream problems. Default: this source has no comments.
   virtual bool has_comments() const { return false; }
   virtual std::vector<Thread> comments(const CommentQuery& q, Env&) const { return std::vector<Thread>(q.items.size()); }
+  // `doctor`: the cheapest request that shows whether the source works with this
+  // configuration. Default: a one-item search over the last week.
+  virtual SourceResult probe(Env& env, core::UnixSeconds now) const;
+  // `doctor`: what to tell the user after a probe ended in `state` — how to enable the
+  // source, fix its credentials, or lift a keyless limit ("" = nothing source-specific).
+  // `env_file` is where credentials go. Never includes a configured value.
+  virtual std::string advice(model::SourceState, const core::Config&, std::string_view /*env_file*/) const {
+    return {};
+  }
+  // Configuration keys the source reads; `doctor` says whether each is set, never its value.
+  virtual std::vector<std::string_view> config_keys() const { return {}; }
 };
 
 // The registry: every source, in display order.

@@ -110,6 +110,14 @@ class StackExchange final : public Source {
   std::string_view id() const override { return "stackexchange"; }
   std::string_view name() const override { return "Stack Exchange"; }
 
+  std::string advice(model::SourceState state, const core::Config& c, std::string_view env_file) const override {
+    if (!c.get("STACKEXCHANGE_KEY"))
+      return fmt::format("keyless: 300 requests a day — set STACKEXCHANGE_KEY in {} for 10,000", env_file);
+    if (state == model::SourceState::auth_failed) return "STACKEXCHANGE_KEY was rejected: check the key at stackapps.com/apps/oauth";
+    return {};
+  }
+  std::vector<std::string_view> config_keys() const override { return {"STACKEXCHANGE_KEY"}; }
+
   SourceResult search(const Query& q, Env& env) const override {
     const int pagesize = std::clamp(q.limit, 1, 100);
     ResultBuilder out(pagesize);

@@ -181,7 +181,10 @@ TEST(ResearchCli, OfflineEveryoneUnreachableAndTheBriefSaysSo) {
   EXPECT_NE(r.out.find("unreachable"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("no source answered"), std::string::npos) << r.out;
   auto j = parse_stdout(run_last30days({"tokio runtime", "--emit", "json"}, offline_env(home)));
-  for (const auto& [id, st] : j["source_status"].items()) EXPECT_EQ(st["state"], "unreachable") << id;
+  for (const auto& [id, st] : j["source_status"].items()) {
+    const bool credentialed = id == "bluesky" || id == "x" || id == "youtube" || id == "web";
+    EXPECT_EQ(st["state"], credentialed ? "skipped-unconfigured" : "unreachable") << id;
+  }
   EXPECT_EQ(j["outcome"], "nothing-solid");
 }
 
@@ -281,18 +284,4 @@ TEST(ResearchCli, OutputFileGetsTheBriefAndStdoutStaysEmpty) {
   auto bad = s.run({"tokio runtime", "--output", out.path() + "/missing-dir/brief.txt"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--output"), std::string::npos);
-}
-
-TEST(ResearchCli, DoctorProbesEverySourceAndSaysHowToFixIt) {
-  Scenario s([](const FakeRequest& r) -> std::optional<FakeReply> {
-    if (r.path.rfind("/pm/", 0) == 0) return FakeReply::html("<html><body>Please verify you are human (captcha)</body></html>", 403);
-    return std::nullopt;
-  });
-  auto r = s.run({"doctor"});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  for (const char* id : {"hackernews", "reddit", "polymarket", "github", "arxiv", "lobsters", "stackexchange"})
-    EXPECT_NE(r.out.find(id), std::string::npos) << id;
-  EXPECT_NE(r.out.find("rate-limited"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("fix:"), std::string::npos);
-  EXPECT_EQ(s.run({"doctor", "--strict"}).exit_code, 3);
 }

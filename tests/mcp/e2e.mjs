@@ -67,12 +67,13 @@ await step('research with progress, same object as --emit json', async () => {
   assert.equal(report.kind, 'research');
   assert.equal(report.schema_version, 1);
   assert.deepEqual(report.window, { from: '2026-10-30', to: '2026-11-29', days: 30 });
-  assert.equal(Object.keys(report.source_status).length, 7);
+  const sources = Object.keys(report.source_status).length;  // every registered source
+  assert.ok(sources >= 7, `${sources} sources`);
   assert.ok(report.items.length > 0 && report.clusters.length > 0);
   // One notification per source, increasing, all before the result (the SDK drops and
   // reports late ones as errors, checked at the end).
-  assert.equal(progress.length, 7, JSON.stringify(progress) + " errors: " + JSON.stringify(errors));
-  progress.forEach((p, i) => { assert.equal(p.progress, i + 1); assert.equal(p.total, 7); });
+  assert.equal(progress.length, sources, JSON.stringify(progress) + " errors: " + JSON.stringify(errors));
+  progress.forEach((p, i) => { assert.equal(p.progress, i + 1); assert.equal(p.total, sources); });
   const brief = text(res);
   assert.match(brief, /^# last30days: tokio runtime/);
   say('<- result: structuredContent kind=research, ' + `${report.items.length} items in ${report.clusters.length} stories; the brief:`);

@@ -29,6 +29,7 @@ class Child {
   // Exit code, or nullopt when it did not exit in time (then it is killed).
   std::optional<int> wait(std::chrono::milliseconds timeout);
   std::string err() const;         // stderr so far (pipe mode)
+  int pid() const { return pid_; }  // to signal it
   std::string out_rest() const;    // stdout not yet returned by read_line
 
  private:

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "core/text.hpp"
+#include "core/url.hpp"
 #include "core/time.hpp"
 
 namespace testing_support {
@@ -15,7 +16,11 @@ std::map<std::string, std::string> Scenario::host_prefixes() {
           {"oauth.reddit.com", "/reddit-oauth"}, {"arctic-shift.photon-reddit.com", "/arctic"},
           {"gamma-api.polymarket.com", "/pm"}, {"api.github.com", "/gh"},
           {"export.arxiv.org", "/arxiv"},    {"lobste.rs", "/lobsters"},
-          {"api.stackexchange.com", "/se"}};
+          {"api.stackexchange.com", "/se"},  {"bsky.social", "/bsky"},
+          {"morel.us-east.host.bsky.network", "/pds"}, {"api.bsky.app", "/appview"},
+          {"api.x.com", "/x"},               {"www.googleapis.com", "/yt"},
+          {"api.search.brave.com", "/brave"}, {"searx.test", "/searx"},
+          {"wikimedia.org", "/wm"},          {"en.wikipedia.org", "/wp"}};
 }
 
 Scenario::Scenario(Override override, World world) : override_(std::move(override)), world_(world) {
@@ -90,7 +95,75 @@ FakeReply Scenario::discovery_answer(const FakeRequest& r) const {
     reply.gzip = true;
     return reply;
   }
+  if (auto common = common_answer(r)) return *common;
   return FakeReply::json("{\"error\":\"not found\"}", 404);
+}
+
+// Daily views for any article and range asked: GPT-6 surges over its last three days,
+// everything else is flat (a perennial article).
+FakeReply Scenario::wikipedia_daily(const FakeRequest& r) {
+  // .../per-article/en.wikipedia/all-access/user/{article}/daily/{YYYYMMDD}/{YYYYMMDD}
+  const auto& p = r.path;
+  const auto daily = p.rfind("/daily/");
+  const auto user = p.find("/user/");
+  if (daily == std::string::npos || user == std::string::npos) return FakeReply::json("{}", 404);
+  const std::string article = core::url_decode(p.substr(user + 6, daily - user - 6));
+  auto day = core::parse_date(p.substr(daily + 7, 4) + "-" + p.substr(daily + 11, 2) + "-" + p.substr(daily + 13, 2));
+  auto last = core::parse_date(p.substr(daily + 16, 4) + "-" + p.substr(daily + 20, 2) + "-" + p.substr(daily + 22, 2));
+  if (!day || !last) return FakeReply::json("{}", 400);
+  nlohmann::json items = nlohmann::json::array();
+  for (core::UnixSeconds d = *day; d <= *last; d += 86400) {
+    const bool surge = article == "GPT-6" && *last - d < 3 * 86400;
+    const std::string stamp = core::format_date(d);
+    items.push_back({{"project", "en.wikipedia"}, {"article", article}, {"granularity", "daily"},
+                     {"timestamp", stamp.substr(0, 4) + stamp.substr(5, 2) + stamp.substr(8, 2) + "00"},
+                     {"access", "all-access"}, {"agent", "user"}, {"views", surge ? 600000 : 40000}});
+  }
+  return FakeReply::json(nlohmann::json{{"items", items}}.dump());
+}
+
+// Hosts both worlds answer alike: the credentialed sources, which check the credential the
+// way the real APIs do, and Wikipedia's summary (no article unless a test says otherwise).
+std::optional<FakeReply> Scenario::common_answer(const FakeRequest& r) {
+  const auto& p = r.path;
+  auto starts = [&](std::string_view prefix) { return p.rfind(prefix, 0) == 0; };
+  auto header = [&](const std::string& name) {
+    auto it = r.headers.find(name);
+    return it == r.headers.end() ? std::string() : it->second;
+  };
+  if (p == "/bsky/xrpc/com.atproto.server.createSession") {
+    auto body = nlohmann::json::parse(r.body, nullptr, false);
+    if (body.is_discarded() || body.value("identifier", "") != kGoodBskyHandle || body.value("password", "") != kGoodBskyPassword)
+      return FakeReply::json(fixture("bluesky/error_authentication_required.json"), 401);
+    return FakeReply::json(fixture("e2e/bluesky_session.json"));
+  }
+  if (starts("/pds/xrpc/")) {
+    if (header("authorization") != "Bearer " + nlohmann::json::parse(fixture("e2e/bluesky_session.json"))["accessJwt"].get<std::string>())
+      return FakeReply::json(fixture("bluesky/error_expired_token.json"), 400);
+    return FakeReply::json(fixture("e2e/bluesky_search.json"));
+  }
+  if (starts("/x/2/tweets/search/recent")) {
+    if (header("authorization") != std::string("Bearer ") + kGoodXToken) return FakeReply::json(fixture("x/error_401_unauthorized.json"), 401);
+    return FakeReply::json(fill_time_templates(fixture("e2e/crosspost_x.json")));
+  }
+  if (starts("/yt/youtube/v3/")) {
+    if (r.param("key") != kGoodYouTubeKey) return FakeReply::json(fixture("youtube/error_400_api_key_invalid.json"), 400);
+    return FakeReply::json(fixture(starts("/yt/youtube/v3/search") ? "e2e/youtube_search.json" : "e2e/youtube_videos.json"));
+  }
+  if (starts("/brave/res/v1/web/search")) {
+    if (header("x-subscription-token") != kGoodBraveKey)
+      return FakeReply::json(fixture("web/brave_error_422_subscription_token_invalid.json"), 422);
+    return FakeReply::json(fixture("e2e/brave_search.json"));
+  }
+  if (starts("/searx/search")) {
+    if (r.param("format") != "json") return FakeReply::html("<html><body>403 Forbidden</body></html>", 403);
+    return FakeReply::json(fixture("e2e/searxng_search.json"));
+  }
+  if (starts("/wp/api/rest_v1/page/summary/")) return FakeReply::json(fixture("wikipedia/summary_404.json"), 404);
+  if (starts("/wm/api/rest_v1/metrics/pageviews/top/"))
+    return FakeReply::json(fill_time_templates(fixture("discover/wikipedia_top.json")));
+  if (starts("/wm/api/rest_v1/metrics/pageviews/per-article/")) return wikipedia_daily(r);
+  return std::nullopt;
 }
 
 FakeReply Scenario::research_answer(const FakeRequest& r) const {
@@ -121,21 +194,28 @@ FakeReply Scenario::research_answer(const FakeRequest& r) const {
     reply.gzip = true;
     return reply;
   }
+  if (auto common = common_answer(r)) return *common;
   return FakeReply::json("{\"error\":\"not found\"}", 404);
 }
 
 std::map<std::string, std::string> isolated_env(const TempDir& home, const std::string& host_map) {
   std::filesystem::create_directories(home.path() + "/config");
-  return {{"LAST30DAYS_HOST_MAP", host_map},
-          {"HOME", home.path()},
-          {"XDG_CONFIG_HOME", home.path() + "/config"},
-          {"XDG_DATA_HOME", home.path() + "/data"},
-          {"LAST30DAYS_MEMORY_DIR", ""},
-          {"GITHUB_TOKEN", ""},
-          {"REDDIT_CLIENT_ID", ""},
-          {"REDDIT_CLIENT_SECRET", ""},
-          {"STACKEXCHANGE_KEY", ""},
-          {"LAST30DAYS_ENRICH_BUDGET_SECONDS", ""}};
+  auto env = without_credentials(home);
+  env["LAST30DAYS_HOST_MAP"] = host_map;
+  env["XDG_DATA_HOME"] = home.path() + "/data";
+  env["LAST30DAYS_MEMORY_DIR"] = "";
+  env["LAST30DAYS_ENRICH_BUDGET_SECONDS"] = "";
+  return env;
+}
+
+std::map<std::string, std::string> without_credentials(const TempDir& home) {
+  std::filesystem::create_directories(home.path() + "/bin");
+  std::map<std::string, std::string> env{{"HOME", home.path()}, {"XDG_CONFIG_HOME", home.path() + "/config"},
+                                         {"PATH", home.path() + "/bin"}};  // tests put a fake yt-dlp here
+  for (const char* key : {"GITHUB_TOKEN", "REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET", "STACKEXCHANGE_KEY", "BSKY_HANDLE",
+                          "BSKY_APP_PASSWORD", "X_BEARER_TOKEN", "YOUTUBE_API_KEY", "BRAVE_API_KEY", "SEARXNG_URL"})
+    env[key] = "";
+  return env;
 }
 
 std::map<std::string, std::string> Scenario::env() const {
@@ -160,8 +240,9 @@ std::map<std::string, std::string> offline_env(const TempDir& home) {
   for (const auto& [host, prefix] : Scenario::host_prefixes())
     map += (map.empty() ? "" : ",") + host + "=http://127.0.0.1:" + std::to_string(port) + prefix;
   std::filesystem::create_directories(home.path() + "/config");
-  return {{"LAST30DAYS_HOST_MAP", map}, {"HOME", home.path()}, {"XDG_CONFIG_HOME", home.path() + "/config"},
-          {"GITHUB_TOKEN", ""}, {"REDDIT_CLIENT_ID", ""}, {"REDDIT_CLIENT_SECRET", ""}};
+  auto env = without_credentials(home);
+  env["LAST30DAYS_HOST_MAP"] = map;
+  return env;
 }
 
 }  // namespace testing_support

@@ -1,6 +1,7 @@
 #pragma once
-// A fake internet for the CLI tests: every real host of the seven keyless sources is
-// mapped to one FakeUpstream that answers from tests/fixtures/e2e in the real formats.
+// A fake internet for the CLI tests: every real host of every source is mapped to one
+// FakeUpstream that answers from tests/fixtures/e2e in the real formats. The credentialed
+// sources accept only the kGood* credentials below, as the real APIs would.
 #include <functional>
 #include <map>
 #include <memory>
@@ -16,6 +17,14 @@ namespace testing_support {
 // Which fake internet: research answers (tests/fixtures/e2e, fixed November 2026 dates,
 // use --as-of) or discovery listings (tests/fixtures/discover, dates relative to now).
 enum class World { research, discovery };
+
+// The credentials the fake upstream accepts; anything else is rejected in the API's own form.
+inline constexpr const char* kGoodBskyHandle = "l30tester.bsky.social";
+inline constexpr const char* kGoodBskyPassword = "abcd-efgh-ijkl-mnop";
+inline constexpr const char* kGoodXToken = "AAAAAAAAAAAAAAAAAAAAAGoodXBearerTokenForTests";
+inline constexpr const char* kGoodYouTubeKey = "AIzaSyGoodYouTubeKeyForTests0000000000";
+inline constexpr const char* kGoodBraveKey = "BSAgoodBraveSubscriptionToken";
+inline constexpr const char* kSearxngUrl = "https://searx.test";
 
 class Scenario {
  public:
@@ -42,6 +51,8 @@ class Scenario {
   FakeReply answer(const FakeRequest& r) const;
   FakeReply research_answer(const FakeRequest& r) const;
   FakeReply discovery_answer(const FakeRequest& r) const;
+  static FakeReply wikipedia_daily(const FakeRequest& r);
+  static std::optional<FakeReply> common_answer(const FakeRequest& r);
   Override override_;
   World world_;
   mutable std::mutex mu_;  // the fake's thread reads shaper_
@@ -56,6 +67,9 @@ std::string fill_time_templates(std::string text);
 // Environment for a spawned binary: this LAST30DAYS_HOST_MAP, HOME and XDG dirs inside home,
 // no credentials and no overrides from the caller's environment.
 std::map<std::string, std::string> isolated_env(const TempDir& home, const std::string& host_map);
+// HOME and XDG_CONFIG_HOME in `home`, PATH = home/bin (empty unless a test adds a fake
+// yt-dlp), and every credential unset.
+std::map<std::string, std::string> without_credentials(const TempDir& home);
 
 // Environment that points every source host at a port nobody listens on.
 std::map<std::string, std::string> offline_env(const TempDir& home);

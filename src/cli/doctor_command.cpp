@@ -1,0 +1,187 @@
+// last30days doctor: every source probed at once with its cheapest request, then a table
+// of state, latency and what to do next, and which credentials are set (never a value).
+#include <nlohmann/json.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "cli/commands.hpp"
+#include "core/text.hpp"
+#include "core/time.hpp"
+#include "pipeline/client_fetcher.hpp"
+#include "pipeline/research.hpp"
+#include "proc/subprocess.hpp"
+
+namespace cli {
+
+namespace {
+
+constexpr core::Millis kProbeBudget{10000};  // each source's own deadline
+constexpr core::Millis kDoctorTimeout{15000};
+
+struct Row {
+  const sources::Source* source;
+  model::SourceStatus status;
+  std::string fix;
+};
+
+// "/home/ann/.config/last30days/.env" -> "~/.config/last30days/.env"
+std::string tilde(const std::string& path, const core::Config& cfg) {
+  const auto home = cfg.home();
+  if (home && home->size() > 1 && path.rfind(*home + "/", 0) == 0) return "~" + path.substr(home->size());
+  return path;
+}
+
+std::string generic_fix(model::SourceState s, std::string_view env_file) {
+  using S = model::SourceState;
+  switch (s) {
+    case S::unreachable: return "check the network or proxy (LAST30DAYS_HOST_MAP reroutes a host)";
+    case S::timeout: return "the source was slow: try again, or give doctor --timeout SECONDS";
+    case S::rate_limited: return "wait and try again later";
+    case S::auth_failed: return fmt::format("a credential was rejected: renew it in {}", env_file);
+    case S::schema_drift: return "the API answered in an unexpected shape: update last30days";
+    case S::skipped_unconfigured: return fmt::format("set its credentials in {}", env_file);
+    case S::error: return "see the reason above";
+    default: return {};
+  }
+}
+
+// A network or format problem has the same fix whatever the source; otherwise the
+// source knows best (its credentials, its keyless limits).
+std::string fix_for(const sources::Source& s, model::SourceState st, const core::Config& cfg, std::string_view env_file) {
+  using S = model::SourceState;
+  if (st == S::unreachable || st == S::timeout || st == S::schema_drift || st == S::error) return generic_fix(st, env_file);
+  std::string advice = s.advice(st, cfg, env_file);
+  return advice.empty() ? generic_fix(st, env_file) : advice;
+}
+
+bool works(model::SourceState s) {
+  return s == model::SourceState::ok || s == model::SourceState::no_results || s == model::SourceState::partial;
+}
+
+std::string one_line(std::string_view s, std::size_t max) { return core::truncate_utf8(core::collapse_whitespace(s), max); }
+
+std::string render_text(const std::vector<Row>& rows, const std::vector<std::pair<std::string, bool>>& creds,
+                        const std::optional<std::string>& ytdlp, const std::string& env_file, bool env_exists) {
+  std::string out = fmt::format("last30days doctor · config {} ({})\n\n", env_file, env_exists ? "found" : "not found");
+  out += fmt::format("{:<13} {:<21} {:>8}  {}\n", "source", "state", "latency", "notes");
+  int working = 0;
+  std::vector<std::string> setup;
+  for (const auto& r : rows) {
+    const auto state = r.status.state;
+    working += works(state) ? 1 : 0;
+    if (state == model::SourceState::skipped_unconfigured) setup.emplace_back(r.source->id());
+    const std::string latency = state == model::SourceState::skipped_unconfigured ? "-" : fmt::format("{} ms", r.status.elapsed_ms);
+    const bool degraded = model::is_degraded(state);
+    std::string first = degraded ? one_line(r.status.reason, 110) : r.fix;
+    if (state == model::SourceState::skipped_unconfigured) first = r.fix;
+    out += fmt::format("{:<13} {:<21} {:>8}  {}\n", r.source->id(), model::to_string(state), latency, first);
+    if (degraded && !r.fix.empty()) out += fmt::format("{:<45}  fix: {}\n", "", r.fix);
+  }
+  std::string set_line;
+  for (const auto& [key, set] : creds) set_line += fmt::format("{}{} {}", set_line.empty() ? "" : " · ", key, set ? "set" : "not set");
+  out += "\ncredentials: " + set_line + "\n";
+  out += "yt-dlp: " + (ytdlp ? *ytdlp : std::string("not found on PATH")) + "\n";
+  out += fmt::format("\n{} of {} sources work.", working, rows.size());
+  const bool offline = std::none_of(rows.begin(), rows.end(), [](const Row& r) { return works(r.status.state); }) &&
+                       std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.status.state == model::SourceState::unreachable; });
+  if (offline) out += " Nothing could be reached: check this machine's network connection or proxy.";
+  if (!setup.empty()) {
+    std::string names;
+    for (const auto& n : setup) names += (names.empty() ? "" : ", ") + n;
+    out += fmt::format(" Not set up: {} (see the notes above).", names);
+  }
+  out += "\n";
+  return out;
+}
+
+std::string render_markdown(const std::vector<Row>& rows, const std::string& env_file) {
+  std::string out = fmt::format("# last30days doctor\n\nConfig: `{}`\n\n| source | state | latency | notes |\n|---|---|---|---|\n", env_file);
+  auto cell = [](std::string s) {
+    std::string o;
+    for (char c : s) o += c == '|' ? std::string("\\|") : std::string(1, c);
+    return o;
+  };
+  for (const auto& r : rows) {
+    std::string notes = model::is_degraded(r.status.state) && r.status.state != model::SourceState::skipped_unconfigured
+                            ? one_line(r.status.reason, 110) + (r.fix.empty() ? "" : " — fix: " + r.fix)
+                            : r.fix;
+    out += fmt::format("| {} | {} | {} | {} |\n", r.source->id(), model::to_string(r.status.state),
+                       r.status.state == model::SourceState::skipped_unconfigured ? "-" : fmt::format("{} ms", r.status.elapsed_ms),
+                       cell(notes));
+  }
+  return out;
+}
+
+std::string render_json(const std::vector<Row>& rows, const std::vector<std::pair<std::string, bool>>& creds,
+                        const std::optional<std::string>& ytdlp, const std::string& env_file, bool env_exists,
+                        core::UnixSeconds now) {
+  nlohmann::ordered_json sources = nlohmann::ordered_json::array();
+  int working = 0;
+  for (const auto& r : rows) {
+    working += works(r.status.state) ? 1 : 0;
+    const bool skipped = r.status.state == model::SourceState::skipped_unconfigured;
+    sources.push_back({{"id", r.source->id()},
+                       {"name", r.source->name()},
+                       {"state", model::to_string(r.status.state)},
+                       {"reason", r.status.reason.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(one_line(r.status.reason, 300))},
+                       {"latency_ms", skipped ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.status.elapsed_ms)},
+                       {"requests", r.status.requests},
+                       {"fix", r.fix.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.fix)}});
+  }
+  nlohmann::ordered_json credentials = nlohmann::ordered_json::object();
+  for (const auto& [key, set] : creds) credentials[key] = set;
+  const nlohmann::ordered_json doc = {{"schema_version", 1},
+                              {"kind", "doctor"},
+                              {"generated_at", core::format_iso8601(now)},
+                              {"config_file", {{"path", env_file}, {"exists", env_exists}}},
+                              {"sources", sources},
+                              {"credentials", credentials},
+                              {"tools", {{"yt-dlp", ytdlp ? nlohmann::ordered_json(*ytdlp) : nlohmann::ordered_json(nullptr)}}},
+                              {"working", working},
+                              {"total", rows.size()}};
+  return doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace
+
+int doctor_command(const Options& o, RunContext& ctx, const persist::Writer& /*writer*/) {
+  std::vector<const sources::Source*> srcs;
+  for (const auto* s : sources::all())
+    if (o.sources.empty() || std::find(o.sources.begin(), o.sources.end(), s->id()) != o.sources.end()) srcs.push_back(s);
+
+  pipeline::ClientFetcher fetcher(ctx.client);
+  const auto budget = o.timeout_seconds ? core::millis_from_seconds(*o.timeout_seconds) : kDoctorTimeout;
+  const pipeline::ResearchEnv env{ctx.config, fetcher, core::Deadline::in(budget), {}};
+  // In parallel, each with its own short deadline; politeness is the HTTP client's, as in a run.
+  auto probed = pipeline::fetch_all(srcs, env, std::min(kProbeBudget, budget),
+                                    [&](const sources::Source& s, sources::Env& senv) { return s.probe(senv, ctx.now); });
+
+  const auto env_path = ctx.config.env_file_path();
+  const std::string env_file = env_path ? tilde(*env_path, ctx.config) : std::string("the .env file (HOME is not an absolute path)");
+  std::error_code ec;
+  const bool env_exists = env_path && std::filesystem::is_regular_file(*env_path, ec);
+  std::vector<Row> rows;
+  std::vector<std::pair<std::string, bool>> creds;
+  for (const auto* s : srcs) {
+    Row r{s, probed.status[std::string(s->id())], {}};
+    r.fix = fix_for(*s, r.status.state, ctx.config, env_file);
+    rows.push_back(std::move(r));
+    for (auto key : s->config_keys())
+      if (std::none_of(creds.begin(), creds.end(), [&](const auto& c) { return c.first == key; }))
+        creds.emplace_back(std::string(key), !core::trim(ctx.config.get(key).value_or("")).empty());
+  }
+  const auto ytdlp = proc::find_in_path("yt-dlp", ctx.config.get("PATH").value_or(""));
+
+  std::string text;
+  switch (o.emit) {
+    case Emit::json: text = render_json(rows, creds, ytdlp, env_file, env_exists, ctx.now); break;
+    case Emit::md: text = render_markdown(rows, env_file); break;
+    default: text = render_text(rows, creds, ytdlp, env_file, env_exists); break;
+  }
+  if (const int failed = emit(ctx, text)) return failed;
+  return exit_code_for(o, probed.status);
+}
+
+}  // namespace cli

@@ -1,0 +1,191 @@
+// Bluesky, X, YouTube, web search and Wikipedia through the real binary, against the fake
+// upstream (LAST30DAYS_HOST_MAP): credentials set, unset and wrong; cross-posts folded.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+
+#include "core/text.hpp"
+#include "core/time.hpp"
+#include "scenario.hpp"
+
+using namespace testing_support;
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+namespace {
+
+const std::vector<std::string> kArgs = {"tokio runtime", "--as-of", "2026-11-29", "--days", "30", "--emit", "json"};
+
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+json parse_stdout(const ProcessResult& r) {
+  auto j = json::parse(r.out, nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << "stdout must be the JSON document:\n" << r.out << "\nstderr:\n" << r.err;
+  return j;
+}
+
+std::map<std::string, std::string> good(std::map<std::string, std::string> env) {
+  env["BSKY_HANDLE"] = kGoodBskyHandle;
+  env["BSKY_APP_PASSWORD"] = kGoodBskyPassword;
+  env["X_BEARER_TOKEN"] = kGoodXToken;
+  env["YOUTUBE_API_KEY"] = kGoodYouTubeKey;
+  env["BRAVE_API_KEY"] = kGoodBraveKey;
+  return env;
+}
+
+const std::vector<std::pair<std::string, std::string>> kWrong = {{"BSKY_HANDLE", "l30tester.bsky.social"},
+                                                                 {"BSKY_APP_PASSWORD", "wrong-wrong-wrong-wrong"},
+                                                                 {"X_BEARER_TOKEN", "AAAAAAAAAAAAAAAAAAAAAWrongXBearerToken"},
+                                                                 {"YOUTUBE_API_KEY", "AIzaSyWrongYouTubeKey000000000000000"},
+                                                                 {"BRAVE_API_KEY", "BSAwrongBraveSubscriptionToken"}};
+
+const json* item_with_url(const json& report, std::string_view url_part) {
+  for (const auto& it : report["items"])
+    if (it["url"].get<std::string>().find(url_part) != std::string::npos) return &it;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(SourcesCli, WithoutCredentialsEachIsSkippedNamingWhatToSet) {
+  Scenario s;
+  auto r = s.run(kArgs);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = parse_stdout(r);
+  const auto& st = j["source_status"];
+  const std::map<std::string, std::string> want = {{"x", "X_BEARER_TOKEN"},
+                                                   {"youtube", "YOUTUBE_API_KEY or install yt-dlp"},
+                                                   {"web", "BRAVE_API_KEY or SEARXNG_URL"}};
+  for (const auto& [id, says] : want) {
+    ASSERT_TRUE(st.contains(id)) << id;
+    EXPECT_EQ(st[id]["state"], "skipped-unconfigured") << id;
+    EXPECT_NE(st[id]["reason"].get<std::string>().find(says), std::string::npos) << id << ": " << st[id]["reason"];
+  }
+  for (const char* prefix : {"/bsky", "/pds", "/x", "/yt", "/brave", "/searx"}) EXPECT_EQ(s.requests_under(prefix), 0) << prefix;
+  // Wikipedia is keyless: asked, and honest that there is no article of that name.
+  EXPECT_EQ(st["wikipedia"]["state"], "no-results");
+  EXPECT_NE(st["wikipedia"]["reason"].get<std::string>().find("Tokio runtime"), std::string::npos) << st["wikipedia"];
+  EXPECT_EQ(st["hackernews"]["state"], "ok");
+}
+
+TEST(SourcesCli, CredentialedSourcesAnswerInTheirRealFormats) {
+  Scenario s;
+  auto r = run_last30days(with(kArgs, {"--search", "youtube,web,hn"}), good(s.env()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = parse_stdout(r);
+  for (const char* id : {"youtube", "web", "hackernews"})
+    EXPECT_EQ(j["source_status"][id]["state"], "ok") << id << ": " << j["source_status"][id];
+
+  const json* video = item_with_url(j, "youtube.com/watch?v=tok2runtime");
+  ASSERT_NE(video, nullptr) << r.out;
+  EXPECT_TRUE(video->at("engagement")["views"].is_number()) << "YouTube's string counts become numbers";
+  EXPECT_EQ(video->at("engagement")["views"], 48211);
+  EXPECT_EQ(video->at("engagement")["comments"], 188);
+
+  // The Tokio announcement: Hacker News and the web result are one story.
+  const json* tokio = item_with_url(j, "tokio.rs/blog/2026-11-tokio-2-0");
+  ASSERT_NE(tokio, nullptr);
+  std::set<std::string> seen{tokio->at("source").get<std::string>()};
+  for (const auto& s2 : tokio->at("also_seen")) seen.insert(s2["source"]);
+  EXPECT_TRUE(seen.count("hackernews") && seen.count("web")) << tokio->dump();
+  int copies = 0;
+  for (const auto& it : j["items"]) copies += it["url"].get<std::string>().find("tokio.rs/blog/2026-11-tokio-2-0") != std::string::npos;
+  EXPECT_EQ(copies, 1);
+}
+
+TEST(SourcesCli, WrongCredentialsAreAuthFailedOthersUnharmedNothingLeaks) {
+  Scenario s;
+  auto env = s.env();
+  for (const auto& [k, v] : kWrong) env[k] = v;
+  auto r = run_last30days({"jepsen raft", "--emit", "json", "--search", "x,youtube,web,hn"}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = parse_stdout(r);
+  for (const char* id : {"x", "youtube", "web"}) {
+    EXPECT_EQ(j["source_status"][id]["state"], "auth-failed") << id << ": " << j["source_status"][id];
+    EXPECT_FALSE(j["source_status"][id]["reason"].is_null());
+  }
+  EXPECT_NE(j["source_status"]["web"]["reason"].get<std::string>().find("SUBSCRIPTION_TOKEN_INVALID"), std::string::npos);
+  EXPECT_NE(j["source_status"]["youtube"]["reason"].get<std::string>().find("API key not valid"), std::string::npos);
+  EXPECT_NE(j["source_status"]["hackernews"]["state"], "auth-failed");
+  for (const auto& [k, v] : kWrong)
+    if (k != "BSKY_HANDLE") EXPECT_EQ((r.out + r.err).find(v), std::string::npos) << k << " leaked";
+  auto strict = run_last30days({"jepsen raft", "--strict", "--search", "x"}, env);
+  EXPECT_EQ(strict.exit_code, 3);
+}
+
+TEST(SourcesCli, SearxngIsTheKeylessWebSearch) {
+  Scenario s;
+  auto env = s.env();
+  env["SEARXNG_URL"] = kSearxngUrl;
+  auto j = parse_stdout(run_last30days(with(kArgs, {"--search", "web"}), env));
+  EXPECT_EQ(j["source_status"]["web"]["state"], "ok") << j["source_status"]["web"];
+  EXPECT_EQ(s.requests_under("/searx"), 1);
+  EXPECT_EQ(s.requests_under("/brave"), 0);
+  ASSERT_NE(item_with_url(j, "tokio.rs/blog/2026-11-tokio-2-0"), nullptr);
+}
+
+TEST(SourcesCli, XSearchesOnlyTheLastSevenDays) {
+  Scenario s;
+  auto env = good(s.env());
+  auto j = parse_stdout(run_last30days({"jepsen raft", "--search", "x", "--emit", "json"}, env));
+  EXPECT_EQ(j["source_status"]["x"]["state"], "ok") << j["source_status"]["x"];
+  EXPECT_NE(j["source_status"]["x"]["reason"].get<std::string>().find("X covers only the last 7 days"), std::string::npos);
+  ASSERT_EQ(s.requests_under("/x"), 1);
+  for (const auto& e : s.fake().log()) {
+    if (e.request.path.rfind("/x/", 0) != 0) continue;
+    const auto start = core::parse_iso8601(e.request.param("start_time"));
+    ASSERT_TRUE(start.has_value()) << e.request.target;
+    EXPECT_GE(*start, core::now_unix() - 7 * 86400) << "never a start_time older than 7 days";
+    EXPECT_EQ(e.request.headers.at("authorization"), std::string("Bearer ") + kGoodXToken);
+  }
+  // A window wholly older than a week asks nothing.
+  const std::string old_day = core::format_date(core::now_unix() - 40 * 86400);
+  auto old = parse_stdout(run_last30days({"jepsen raft", "--search", "x", "--as-of", old_day, "--days", "7", "--emit", "json"}, env));
+  EXPECT_EQ(old["source_status"]["x"]["state"], "no-results");
+  EXPECT_NE(old["source_status"]["x"]["reason"].get<std::string>().find("X covers only the last 7 days"), std::string::npos);
+  EXPECT_EQ(s.requests_under("/x"), 1) << "no request for the old window";
+}
+
+TEST(SourcesCli, WikipediaMeasuresTheTopicsOwnArticle) {
+  Scenario s([](const FakeRequest& r) -> std::optional<FakeReply> {
+    if (r.path.rfind("/wp/api/rest_v1/page/summary/", 0) == 0) return FakeReply::json(fixture("wikipedia/summary_rust_programming_language.json"));
+    if (r.path.rfind("/wm/api/rest_v1/metrics/pageviews/per-article/", 0) == 0)
+      return FakeReply::json(fixture("wikipedia/per_article_rust_2026-10-03_2026-11-29.json"));
+    return std::nullopt;
+  });
+  auto r = s.run({"rust programming language", "--as-of", "2026-11-29", "--days", "28", "--search", "wikipedia", "--emit", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = parse_stdout(r);
+  EXPECT_EQ(j["source_status"]["wikipedia"]["state"], "ok") << j["source_status"]["wikipedia"];
+  ASSERT_EQ(j["items"].size(), 1u);
+  EXPECT_EQ(j["items"][0]["url"], "https://en.wikipedia.org/wiki/Rust_(programming_language)");
+  EXPECT_TRUE(j["items"][0]["engagement"]["views"].is_number());
+  EXPECT_EQ(s.requests_under("/wp"), 1);
+  EXPECT_EQ(s.requests_under("/wm"), 1);
+}
+
+TEST(SourcesCli, DiscoveryNominatesFromWikipediaWithoutItsNamespaces) {
+  Scenario s(nullptr, World::discovery);
+  auto r = s.run({"--discover", "--search", "wikipedia,hn", "--enrich-budget", "15", "--emit", "json"}, 60s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = parse_stdout(r);
+  EXPECT_EQ(j["source_status"]["wikipedia"]["state"], "ok") << j["source_status"]["wikipedia"];
+  EXPECT_GT(j["source_status"]["wikipedia"]["items"].get<int>(), 0);
+  bool gpt_from_wikipedia = false;
+  for (const auto& t : j["results"]) {
+    const std::string name = t["name"];
+    for (const char* junk : {"Main Page", "Special:", "File:", "Wikipedia:", "Template:", "User talk"})
+      EXPECT_EQ(name.find(junk), std::string::npos) << name;
+    EXPECT_EQ(core::casefold(name).find("deaths in 2026"), std::string::npos) << "a flat, perennial article is not spiking";
+    for (const auto& src : t["sources"])
+      if (src == "wikipedia" && core::casefold(name).find("gpt") != std::string::npos) gpt_from_wikipedia = true;
+  }
+  EXPECT_TRUE(gpt_from_wikipedia) << r.out;
+  EXPECT_GT(s.requests_under("/wm"), 7) << "daily top lists, then the leaders' own daily views";
+}
+
