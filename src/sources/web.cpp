@@ -223,7 +223,7 @@ class Web final : public Source {
 
   SourceResult search(const Query& q, Env& env) const override {
     if (auto why = unconfigured(env.config)) return {SourceState::skipped_unconfigured, *why, {}, 0};
-    ResultBuilder out;
+    ResultBuilder out(std::clamp(q.limit, 1, 20));  // Brave's count; SearXNG's page is cut to it too
     const core::UnixSeconds now = clock_of(q.now);
     const auto key = setting(env.config, "BRAVE_API_KEY");
     const std::size_t asked = key ? std::min<std::size_t>(q.sub_queries.size(), kMaxBraveRequests) : q.sub_queries.size();

@@ -167,7 +167,7 @@ class Wikipedia final : public Source {
 
   // Research: the topic's own article (redirects followed), and its attention.
   SourceResult search(const Query& q, Env& env) const override {
-    ResultBuilder out;
+    ResultBuilder out(1);  // the topic's own article
     const std::string wanted = title_of(q.sub_queries.front().text);
     if (wanted.empty() || wanted.size() > 255) {
       auto r = out.finish();
@@ -248,7 +248,7 @@ class Wikipedia final : public Source {
   // Discovery: the most-viewed articles of each finished day in the window, the leaders
   // measured against the span before the window.
   SourceResult listing(const ListingQuery& q, Env& env) const override {
-    ResultBuilder out;
+    ResultBuilder out(std::max(q.limit, 1));
     const core::UnixSeconds today = core::start_of_day(clock_of(q.now));
     struct Seen {
       double views = 0;
@@ -333,7 +333,7 @@ class Wikipedia final : public Source {
   }
 
   SourceResult probe(Env& env, core::UnixSeconds now) const override {
-    ResultBuilder out;
+    ResultBuilder out(1);
     ++out.requests();
     // Two days back: always published.
     const Fetched f = fetch(env,

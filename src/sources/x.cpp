@@ -199,6 +199,7 @@ Failure explain(const Fetched& f) {
 }
 
 struct Outcome {
+  explicit Outcome(int page_size) : out(page_size) {}
   ResultBuilder out;
   std::string note;  // why fewer requests were sent than sub-queries
 };
@@ -266,7 +267,7 @@ class X final : public Source {
               fmt::format("{}: the window ends before {}, so nothing was asked", kSevenDays, core::format_date(now - kReach)),
               {},
               0};
-    Outcome o;
+    Outcome o(std::clamp(q.limit, 10, 100));
     const std::size_t wanted = std::min<std::size_t>(q.sub_queries.size(), kMaxRequests);
     std::size_t asked = 0;
     for (std::size_t i = 0; i < wanted; ++i) {
@@ -294,7 +295,7 @@ class X final : public Source {
         if (!core::trim(q.domain_terms[i]).empty()) terms += (terms.empty() ? "" : " OR ") + std::string(core::trim(q.domain_terms[i]));
       query = "(" + terms + ") -is:retweet lang:en";
     }
-    Outcome o;
+    Outcome o(100);
     run_one(env, *tok, query, *span, 100, "relevancy", 0, o);
     return finish(o, *span, 1, 1);
   }

@@ -126,7 +126,7 @@ std::optional<Failure> merge_videos(const std::string& body, std::unordered_map<
 int api_searches(model::Depth d) { return d == model::Depth::quick ? 1 : d == model::Depth::deep ? 3 : 2; }
 
 SourceResult api_search(const Query& q, Env& env, const std::string& key) {
-  ResultBuilder out;
+  ResultBuilder out(std::clamp(q.limit, 1, 50));
   const std::size_t n = std::min<std::size_t>(q.sub_queries.size(), static_cast<std::size_t>(api_searches(q.depth)));
   for (std::size_t i = 0; i < n; ++i) {
     const std::string url = fmt::format(
@@ -324,7 +324,7 @@ class YouTube final : public Source {
   SourceResult probe(Env& env, core::UnixSeconds now) const override {
     const auto key = api_key(env.config);
     if (!key) return Source::probe(env, now);
-    ResultBuilder out;
+    ResultBuilder out(1);
     ++out.requests();
     const Fetched f = fetch(env, fmt::format("{}/videos?part=id&chart=mostPopular&maxResults=1&key={}", kApi, core::url_encode(*key)),
                             Expect::json);

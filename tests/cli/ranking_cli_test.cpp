@@ -54,7 +54,7 @@ TEST(RankingCli, HostSynonymsAloneLetTheBuiltInPlannerAskWithThem) {
   ASSERT_GE(asked.size(), 2u);
   EXPECT_EQ(asked[0], "tokio runtime");
   EXPECT_EQ(asked[1], "tokio-rs runtime");
-  EXPECT_EQ(s.requests_under("/hn"), static_cast<int>(asked.size()));
+  EXPECT_EQ(s.requests_starting("/hn/api/v1/search"), static_cast<int>(asked.size()));
 }
 
 TEST(RankingCli, MalformedSynonymsExitTwoNamingThem) {

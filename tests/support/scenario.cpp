@@ -223,6 +223,12 @@ std::map<std::string, std::string> Scenario::env() const {
   return isolated_env(home_, fake_->host_map({hosts.begin(), hosts.end()}));
 }
 
+int Scenario::requests_starting(const std::string& path_prefix) const {
+  int n = 0;
+  for (const auto& e : fake_->log()) n += e.request.path.rfind(path_prefix, 0) == 0 ? 1 : 0;
+  return n;
+}
+
 ProcessResult Scenario::run(std::vector<std::string> args, std::chrono::milliseconds watchdog) {
   return run_last30days(args, env(), watchdog);
 }

@@ -44,6 +44,9 @@ class Scenario {
   const TempDir& home() const { return home_; }
   // How many requests reached the fake under a path prefix ("/hn", "/gh"...).
   int requests_under(const std::string& prefix) const;
+  // How many requests' paths start with these characters ("/hn/api/v1/search": both
+  // search endpoints, not the comment threads under /hn/api/v1/items).
+  int requests_starting(const std::string& path_prefix) const;
 
   static std::map<std::string, std::string> host_prefixes();
 
