@@ -191,7 +191,7 @@ int judgments_leg(const Options& o, RunContext& ctx, const persist::Writer& writ
   report.domain = bundle->domain;
   report.source_status = bundle->source_status;
   report.bundle_id = bundle->bundle_id;
-  auto lw = discover::listing_warnings(report.source_status);
+  auto lw = discover::listing_warnings(report.source_status, report.domain);
   report.warnings.insert(report.warnings.begin(), lw.begin(), lw.end());
   const fs::path pending = dir / discover::kPendingFile;
   if (!writer.write(pending, discover::pending_to_json(*bundle, report)))
@@ -244,7 +244,7 @@ model::DiscoveryReport run_discovery(const Options& o, const RunContext& ctx, co
   report.domain = o.domain;
   report.source_status = std::move(noms.status);
   report.nomination_ms = noms.elapsed_ms;
-  auto lw = discover::listing_warnings(report.source_status);
+  auto lw = discover::listing_warnings(report.source_status, report.domain);
   report.warnings.insert(report.warnings.begin(), lw.begin(), lw.end());
   return report;
 }

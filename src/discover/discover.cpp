@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/log.hpp"
+#include "discover/domains.hpp"
 #include "discover/topics.hpp"
 
 namespace discover {
@@ -21,18 +22,27 @@ Nominations nominate(const std::string& domain, const model::Window& window, cor
   std::vector<const sources::Source*> listers;
   for (const auto* s : allowed)
     if (s->has_listing()) listers.push_back(s);
-  sources::ListingQuery q;
-  q.window = window;
-  q.domain = domain;
-  q.domain_terms = domain.empty() ? std::vector<std::string>{} : domain_terms(domain);
-  q.limit = kListingLimit;
-  q.now = now;
-  auto fetched = pipeline::fetch_all(listers, env, kListingBudget,
-                                     [&](const sources::Source& s, sources::Env& senv) { return s.listing(q, senv); });
-  if (!domain.empty()) {
-    // Domain runs keep only items that carry a non-generic domain term.
-    std::erase_if(fetched.items, [&](const model::Item& it) { return !matches_domain(it, q.domain_terms); });
+  const Domain d = resolve_domain(domain);
+  sources::ListingQuery global;
+  global.window = window;
+  global.limit = kListingLimit;
+  global.now = now;
+  sources::ListingQuery q = global;
+  if (!d.global) {
+    q.domain = d.name;
+    q.domain_terms = d.terms;
+    q.subreddits = d.subreddits;
   }
+  auto fetched = pipeline::fetch_all(listers, env, kListingBudget, [&](const sources::Source& s, sources::Env& senv) {
+    return s.listing(whole_listing(d, s.id()) ? global : q, senv);
+  });
+  // A domain run keeps the items the domain selects; what each listing answered is
+  // counted first, so a listing that answered but had nothing of the domain says so.
+  std::map<std::string, int> answered;
+  for (const auto& it : fetched.items) ++answered[it.source];
+  std::erase_if(fetched.items, [&](const model::Item& it) { return !selects(d, it); });
+  std::map<std::string, int> kept;
+  for (const auto& it : fetched.items) ++kept[it.source];
   Nominations out;
   out.status = std::move(fetched.status);
   out.topics = group_topics(std::move(fetched.items), now, window);
@@ -41,17 +51,27 @@ Nominations nominate(const std::string& domain, const model::Window& window, cor
     for (const auto& s : t.seeds) ++per_source[s.source];
   for (auto& [id, st] : out.status) {
     st.items = per_source[id];
-    if (st.state == model::SourceState::ok && st.items == 0) {
-      st.state = model::SourceState::no_results;
-      st.reason = domain.empty() ? "listing was empty in the window" : "nothing in the listing matched the domain";
-    }
+    if (st.state != model::SourceState::ok || st.items > 0) continue;
+    st.state = model::SourceState::no_results;
+    const int n = answered[id];
+    if (n > 0 && kept[id] == 0)
+      st.reason = fmt::format("{} item{}, none about '{}'", n, n == 1 ? "" : "s", d.name);
+    else
+      st.reason = "listing was empty in the window";
   }
   out.elapsed_ms = static_cast<long>(std::chrono::duration_cast<core::Millis>(core::Clock::now() - t0).count());
   return out;
 }
 
-std::vector<std::string> listing_warnings(const std::map<std::string, model::SourceStatus>& status) {
+std::vector<std::string> listing_warnings(const std::map<std::string, model::SourceStatus>& status, const std::string& domain) {
   std::vector<std::string> out;
+  const Domain d = resolve_domain(domain);
+  if (auto w = global_fallback_warning(d); !w.empty()) out.push_back(std::move(w));
+  // In a domain run an empty listing is worth a line: it may be the domain, not the site.
+  if (!d.global)
+    for (const auto& [id, st] : status)
+      if (st.state == model::SourceState::no_results && !st.reason.empty())
+        out.push_back(fmt::format("{} listing: {}", id, st.reason));
   std::string degraded;
   for (const auto& [id, st] : status)
     if (model::is_degraded(st.state)) degraded += fmt::format("{}{} ({})", degraded.empty() ? "" : ", ", id, model::to_string(st.state));

@@ -34,8 +34,9 @@ struct EnrichPlan {
   TopicHook on_topic = nullptr;  // progress: see enrich.hpp for when it is called
 };
 
-// Warnings about the listings themselves: degraded ones, and none answering at all.
-std::vector<std::string> listing_warnings(const std::map<std::string, model::SourceStatus>& status);
+// Warnings about the listings themselves: degraded ones, none answering at all, and in a
+// domain run each listing that kept nothing (with its counts), or the fall back to global.
+std::vector<std::string> listing_warnings(const std::map<std::string, model::SourceStatus>& status, const std::string& domain);
 
 // Enriches the top kMaxEnriched topics by `score` (velocity, or the judged blend), then
 // applies the floor and fold. `score` is parallel to topics.

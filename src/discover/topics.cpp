@@ -27,44 +27,6 @@ double topic_velocity(double sum_item_velocity, std::size_t sources) {
   return sum_item_velocity * (1.0 + 0.15 * (static_cast<double>(std::max<std::size_t>(sources, 1)) - 1.0));
 }
 
-std::vector<std::string> domain_terms(std::string_view domain) {
-  static const std::map<std::string, std::vector<std::string>> kVocab{
-      {"ai", {"ai", "llm", "llms", "gpt", "openai", "anthropic", "claude", "gemini", "mistral", "deepseek", "llama",
-              "chatgpt", "copilot", "neural", "transformer", "agent", "agents", "diffusion", "inference", "agi", "ml"}},
-      {"security", {"security", "vulnerability", "cve", "exploit", "breach", "ransomware", "malware", "zero-day",
-                    "phishing", "backdoor", "hacked", "infosec", "attack", "leak"}},
-      {"crypto", {"crypto", "bitcoin", "ethereum", "btc", "eth", "blockchain", "solana", "stablecoin", "defi", "token"}},
-      {"programming", {"programming", "rust", "python", "javascript", "typescript", "golang", "compiler", "language",
-                       "framework", "library", "developer", "developers", "code", "coding"}},
-      {"science", {"science", "physics", "biology", "chemistry", "nasa", "space", "quantum", "research", "study",
-                   "astronomy", "climate"}},
-      {"finance", {"stock", "stocks", "market", "markets", "fed", "inflation", "rates", "earnings", "nasdaq", "economy",
-                   "recession", "tariff", "tariffs"}},
-      {"politics", {"election", "congress", "senate", "president", "policy", "government", "vote", "supreme", "court"}},
-      {"gaming", {"game", "games", "gaming", "nintendo", "playstation", "xbox", "steam", "switch"}},
-  };
-  const std::string key = core::casefold(core::trim(domain));
-  if (auto it = kVocab.find(key); it != kVocab.end()) return it->second;
-  std::vector<std::string> out;
-  for (const auto& t : core::tokenize(domain))
-    if (!core::is_stopword(t) && !core::is_generic(t)) out.push_back(t);
-  return out;
-}
-
-bool matches_domain(const model::Item& item, const std::vector<std::string>& terms) {
-  if (terms.empty()) return false;
-  const auto words = core::tokenize(item.title + " " + item.container.value_or("") + " " + item.snippet.substr(0, 300));
-  std::set<std::string> bag(words.begin(), words.end());
-  for (const auto& t : terms) {
-    if (t.find('-') != std::string::npos) {
-      if (core::contains_ci(item.title, t)) return true;
-    } else if (bag.count(t)) {
-      return true;
-    }
-  }
-  return false;
-}
-
 namespace {
 
 constexpr std::size_t kMaxClauseWords = 7;  // a short headline clause is kept whole

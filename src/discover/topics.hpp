@@ -17,10 +17,6 @@ double item_velocity(const model::Item& item, core::UnixSeconds now);
 // Σ item velocity × (1 + 0.15 × (sources − 1)).
 double topic_velocity(double sum_item_velocity, std::size_t sources);
 
-// Domain filtering: the non-generic terms a domain run requires in an item.
-std::vector<std::string> domain_terms(std::string_view domain);
-bool matches_domain(const model::Item& item, const std::vector<std::string>& terms);
-
 // A short name distilled from the topic's titles ("Tokio 2.0"), never a whole long title.
 std::string distill_name(const std::vector<const model::Item*>& items_best_first);
 // Generic words only, bare numbers, URLs, too short.

@@ -62,8 +62,6 @@ struct Story {
   std::vector<std::string> tags;
   std::string text;              // casefolded title + tags + description, for phrase matches
   std::set<std::string> tokens;  // words of the same
-  std::set<std::string> title_tag_tokens;
-  std::string title_tag_text;
 };
 
 std::optional<std::string> submitter(const json& story) {
@@ -111,11 +109,9 @@ std::optional<Story> parse_story(const json& s) {
 
   std::string tag_text;
   for (const auto& t : out.tags) tag_text += " " + t;
-  out.title_tag_text = core::casefold(title + tag_text);
   out.text = core::casefold(title + tag_text + " " + description);
-  for (auto& w : core::tokenize(title + tag_text)) out.title_tag_tokens.insert(std::move(w));
-  for (const auto& t : out.tags) out.title_tag_tokens.insert(core::casefold(t));
-  out.tokens = out.title_tag_tokens;
+  for (auto& w : core::tokenize(title + tag_text)) out.tokens.insert(std::move(w));
+  for (const auto& t : out.tags) out.tokens.insert(core::casefold(t));
   for (auto& w : core::tokenize(description)) out.tokens.insert(std::move(w));
   return out;
 }
@@ -342,11 +338,7 @@ class Lobsters final : public Source {
     for (const auto& s : pool) {
       if (rank >= q.limit) break;
       if (!in_window(s.item, q.window)) continue;
-      // A domain run keeps stories whose title or tags name one of the domain's terms.
-      if (!q.domain_terms.empty() &&
-          std::none_of(q.domain_terms.begin(), q.domain_terms.end(),
-                       [&](const std::string& term) { return matches(s.title_tag_tokens, s.title_tag_text, term); }))
-        continue;
+      // A domain run's stories are selected by discovery (discover::selects), by title and tags.
       out.add(s.item, 0, rank++);
     }
     return out.finish();

@@ -188,10 +188,11 @@ TEST(Lobsters, ListingKeepsHottestInWindowAndDomain) {
                                                        "lobsters:t0k1o2", "lobsters:zzwho1"}));
   EXPECT_EQ(f.urls(), (std::vector<std::string>{"https://lobste.rs/hottest.json"}));
 
+  // A domain run reads the same page; discovery selects its stories (discover::selects).
   q.domain = "rust";
   q.domain_terms = {"rust", "tokio"};
   auto domain = lobsters().listing(q, t.env);
-  EXPECT_EQ(ids_for(domain, 0), (std::vector<std::string>{"lobsters:k3xq7w", "lobsters:t0k1o2"}));
+  EXPECT_EQ(ids_for(domain, 0), ids_for(all, 0));
   EXPECT_TRUE(lobsters().has_listing());
 }
 

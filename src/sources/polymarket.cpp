@@ -249,19 +249,9 @@ bool is_market(const json& obj) {
   return obj.is_object() && obj.contains("question") && !obj.contains("markets") && !obj.contains("title");
 }
 
-bool mentions(const json& obj, const std::vector<std::string>& terms) {
-  const std::string text =
-      core::casefold(str(obj, "title") + "\n" + str(obj, "question") + "\n" + str(obj, "description"));
-  return std::any_of(terms.begin(), terms.end(), [&](const std::string& t) {
-    const std::string needle = core::casefold(core::trim(t));
-    return !needle.empty() && text.find(needle) != std::string::npos;
-  });
-}
-
-// Parses a /public-search object or an /events or /markets array into the builder.
-// domain_terms, when given, keeps only entries that mention one of them; max_items caps what is kept.
-void collect(const Fetched& f, int subquery, ResultBuilder& out, const std::vector<std::string>* domain_terms = nullptr,
-             std::size_t max_items = std::numeric_limits<std::size_t>::max()) {
+// Parses a /public-search object or an /events or /markets array into the builder;
+// max_items caps what is kept.
+void collect(const Fetched& f, int subquery, ResultBuilder& out, std::size_t max_items = std::numeric_limits<std::size_t>::max()) {
   if (f.failure) return out.fail(*f.failure);
   Failure bad{};
   auto doc = parse_json(f.response.body, &bad);
@@ -285,7 +275,6 @@ void collect(const Fetched& f, int subquery, ResultBuilder& out, const std::vect
   std::size_t kept = 0;
   for (const auto& entry : *list) {
     if (kept >= max_items) break;
-    if (domain_terms && !domain_terms->empty() && !mentions(entry, *domain_terms)) continue;
     auto item = is_market(entry) ? parse_market_item(entry) : parse_event(entry);
     if (!item) continue;
     out.add(std::move(*item), subquery, rank++);
@@ -314,13 +303,13 @@ class Polymarket final : public Source {
   bool has_listing() const override { return true; }
 
   SourceResult listing(const ListingQuery& q, Env& env) const override {
-    ResultBuilder out(clamp_limit(q.limit));
-    const bool domain = !q.domain_terms.empty();
-    const int limit = domain ? kDomainListingLimit : clamp_limit(q.limit);
+    // Discovery selects a domain's events (discover/domains.cpp): a domain run casts a wider net.
+    const int limit = q.domain_terms.empty() ? clamp_limit(q.limit) : kDomainListingLimit;
+    ResultBuilder out(limit);
     const std::string url =
         fmt::format("{}/events?active=true&closed=false&order=volume24hr&ascending=false&limit={}", kBase, limit);
     ++out.requests();
-    collect(fetch(env, url, Expect::json), 0, out, &q.domain_terms, static_cast<std::size_t>(clamp_limit(q.limit)));
+    collect(fetch(env, url, Expect::json), 0, out, static_cast<std::size_t>(limit));
     return out.finish();
   }
 };

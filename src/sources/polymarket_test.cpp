@@ -214,25 +214,17 @@ TEST(Polymarket, ListingReadsTopEventsBy24hVolume) {
   EXPECT_EQ(r.items[2].title, "OpenAI announces GPT-6 in 2026?");
 }
 
-TEST(Polymarket, DomainListingKeepsEventsMentioningATerm) {
+// Discovery selects a domain's events (discover::selects); the listing casts a wider net for it.
+TEST(Polymarket, DomainListingCastsAWiderNet) {
   FixtureFetcher f;
   f.on_body(kListingUrl, fixture("polymarket/events_top_volume24hr_2026-11.json"));
   TestEnv t(f);
-  auto r = pm().listing(listing_query({"OPENAI", "bitcoin"}), t.env);
+  auto global = pm().listing(listing_query(), t.env);
+  auto r = pm().listing(listing_query({"curling"}), t.env);
   ASSERT_EQ(r.state, SourceState::ok) << r.reason;
-  ASSERT_EQ(f.urls().size(), 1u);
-  EXPECT_NE(f.urls()[0].find("&limit=100"), std::string::npos) << f.urls()[0];  // wider net before the filter
-  ASSERT_EQ(r.items.size(), 2u);
-  EXPECT_EQ(r.items[0].id, "polymarket:42018");
-  EXPECT_EQ(r.items[1].id, "polymarket:41781");
-  EXPECT_EQ(r.items[1].hits[0].rank, 1);
-
-  FixtureFetcher g;
-  g.on_body(kListingUrl, fixture("polymarket/events_top_volume24hr_2026-11.json"));
-  TestEnv u(g);
-  auto none = pm().listing(listing_query({"curling"}), u.env);
-  EXPECT_EQ(none.state, SourceState::no_results);
-  EXPECT_FALSE(none.reason.empty());
+  ASSERT_EQ(f.urls().size(), 2u);
+  EXPECT_NE(f.urls()[1].find("&limit=100"), std::string::npos) << f.urls()[1];
+  EXPECT_EQ(r.items.size(), global.items.size());
 }
 
 TEST(Polymarket, RealRecordedMarketsArrayParses) {

@@ -28,6 +28,13 @@ constexpr std::string_view kTokenUrl = "https://www.reddit.com/api/v1/access_tok
 constexpr std::string_view kArctic = "https://arctic-shift.photon-reddit.com/api/posts/ids";
 constexpr std::size_t kArcticBatch = 500;  // the archive's documented per-request cap
 
+// Reddit's subreddit names: 2-21 letters, digits or underscores (anything else would
+// change the path).
+bool valid_subreddit(std::string_view s) {
+  return s.size() >= 2 && s.size() <= 21 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; });
+}
+
 // Reddit's own relative window; the window is then enforced locally on dates.
 std::string_view time_filter(const model::Window& w) {
   int days = w.days;
@@ -558,13 +565,18 @@ class Reddit final : public Source {
     const auto creds = credentials(env.config);
     const int n = clamp_limit(q.limit);
     std::vector<std::string> urls;
-    if (q.domain.empty()) {
+    if (q.domain.empty() || !q.subreddits.empty()) {
+      // r/all, or the domain's subreddits as one multireddit ("r/news+worldnews").
+      std::string subs;
+      for (const auto& s : q.subreddits)
+        if (valid_subreddit(s)) subs += (subs.empty() ? "" : "+") + s;
+      if (subs.empty()) subs = "all";
       if (creds) {
-        urls.push_back(fmt::format("{}/r/all/top?t=day&limit={}&raw_json=1", kOauth, n));
-        urls.push_back(fmt::format("{}/r/all/rising?limit={}&raw_json=1", kOauth, n));
+        urls.push_back(fmt::format("{}/r/{}/top?t=day&limit={}&raw_json=1", kOauth, subs, n));
+        urls.push_back(fmt::format("{}/r/{}/rising?limit={}&raw_json=1", kOauth, subs, n));
       } else {
-        urls.push_back(fmt::format("{}/r/all/top.rss?t=day&limit={}", kWww, n));
-        urls.push_back(fmt::format("{}/r/all/rising.rss?limit={}", kWww, n));
+        urls.push_back(fmt::format("{}/r/{}/top.rss?t=day&limit={}", kWww, subs, n));
+        urls.push_back(fmt::format("{}/r/{}/rising.rss?limit={}", kWww, subs, n));
       }
     } else {
       std::string terms;

@@ -62,6 +62,7 @@ struct ListingQuery {
   model::Window window;
   std::string domain;                 // "" = global
   std::vector<std::string> domain_terms;  // search terms for a domain run
+  std::vector<std::string> subreddits;    // a domain's own subreddits: Reddit lists them instead of searching
   int limit = 30;
   core::UnixSeconds now = 0;  // as in Query
 };

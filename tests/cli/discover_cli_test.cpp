@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -88,6 +89,86 @@ TEST(DiscoverCli, DomainRunKeepsOnlyDomainItems) {
     const auto n = core::casefold(t["name"].get<std::string>());
     EXPECT_TRUE(n.find("gpt") != std::string::npos || n.find("ai") != std::string::npos) << n;
   }
+}
+
+namespace {
+std::vector<std::string> names_of(const json& j) {
+  std::vector<std::string> out;
+  for (const auto& t : j["results"]) out.push_back(core::casefold(t["name"].get<std::string>()));
+  return out;
+}
+bool any_contains(const std::vector<std::string>& v, const std::string& needle) {
+  return std::any_of(v.begin(), v.end(), [&](const std::string& s) { return s.find(needle) != std::string::npos; });
+}
+bool has_warning(const json& j, const std::string& text) {
+  for (const auto& w : j["warnings"])
+    if (w.get<std::string>() == text) return true;
+  return false;
+}
+}  // namespace
+
+// "tech" and "news" are generic words; the domains still select their stories.
+TEST(DiscoverCli, GenericDomainsTechAndNewsSelectTheirStories) {
+  Scenario s(nullptr, World::discovery);
+  auto tech = s.run(with({"--discover=tech", "--emit", "json"}, kNoWait), 60s);
+  ASSERT_EQ(tech.exit_code, 0) << tech.err;
+  auto j = json::parse(tech.out);
+  EXPECT_EQ(j["domain"], "tech");
+  EXPECT_EQ(j["outcome"], "ok") << tech.out;
+  auto names = names_of(j);
+  ASSERT_GE(names.size(), 3u) << tech.out;
+  EXPECT_TRUE(any_contains(names, "gpt-6")) << tech.out;
+  EXPECT_TRUE(any_contains(names, "tokio")) << tech.out;
+  EXPECT_FALSE(any_contains(names, "cat")) << tech.out;
+  EXPECT_FALSE(any_contains(names, "fed decision")) << tech.out;
+  EXPECT_EQ(j["source_status"]["hackernews"]["state"], "ok");
+  // Reddit reads the domain's subreddits (one multireddit), not r/all.
+  EXPECT_GE(s.requests_starting("/reddit/r/technology+"), 1);
+
+  auto news = s.run(with({"--discover=news", "--emit", "json"}, kNoWait), 60s);
+  ASSERT_EQ(news.exit_code, 0) << news.err;
+  j = json::parse(news.out);
+  EXPECT_EQ(j["outcome"], "ok") << news.out;
+  names = names_of(j);
+  EXPECT_TRUE(any_contains(names, "gpt-6")) << news.out;
+  EXPECT_TRUE(any_contains(names, "quantum teleportation")) << news.out;
+  EXPECT_FALSE(any_contains(names, "cat")) << news.out;
+  // GitHub's rising repositories are not news: it answered, kept nothing, and says so with counts.
+  EXPECT_EQ(j["source_status"]["github"]["state"], "no-results");
+  EXPECT_EQ(j["source_status"]["github"]["reason"], "2 items, none about 'news'");
+  EXPECT_TRUE(has_warning(j, "github listing: 2 items, none about 'news'")) << j["warnings"];
+}
+
+// A domain nothing matches: every listing answered, none kept anything, and each says how many it read.
+TEST(DiscoverCli, ADomainThatMatchesNothingReportsTheCounts) {
+  Scenario s(nullptr, World::discovery);
+  auto r = s.run({"--discover=knitting", "--search", "hn,github,polymarket", "--enrich-budget", "2", "--emit", "json"}, 60s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["outcome"], "nothing-solid");
+  EXPECT_TRUE(j["results"].empty());
+  const std::map<std::string, int> answered = {{"hackernews", 8}, {"github", 2}, {"polymarket", 2}};
+  for (const auto& [id, n] : answered) {
+    const std::string reason = std::to_string(n) + " items, none about 'knitting'";
+    EXPECT_EQ(j["source_status"][id]["state"], "no-results") << id;
+    EXPECT_EQ(j["source_status"][id]["reason"], reason) << id;
+    EXPECT_TRUE(has_warning(j, id + " listing: " + reason)) << j["warnings"];
+  }
+  auto compact = s.run({"--discover=knitting", "--search", "hn", "--enrich-budget", "2"}, 60s);
+  EXPECT_NE(compact.out.find("hackernews listing: 8 items, none about 'knitting'"), std::string::npos) << compact.out;
+}
+
+// A domain of generic words only, outside the table: a global run that says so.
+TEST(DiscoverCli, AGenericUnknownDomainIsAGlobalRunWithAWarning) {
+  Scenario s(nullptr, World::discovery);
+  auto r = s.run(with({"--discover=latest", "--emit", "json"}, kNoWait), 60s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = json::parse(r.out);
+  EXPECT_EQ(j["outcome"], "ok");
+  EXPECT_TRUE(any_contains(names_of(j), "gpt-6"));
+  EXPECT_TRUE(has_warning(j, "domain 'latest' has no distinctive words (try tech, news, ai, science...): this is a global run"))
+      << j["warnings"];
+  EXPECT_GE(s.requests_starting("/reddit/r/all/"), 1);
 }
 
 TEST(DiscoverCli, NothingSolidNamesTheClosestWeakSignal) {

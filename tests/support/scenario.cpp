@@ -80,6 +80,19 @@ FakeReply Scenario::discovery_answer(const FakeRequest& r) const {
   }
   if (p == "/reddit/r/all/top.rss") return FakeReply::xml(fill_time_templates(fixture("discover/reddit_all_top.rss.xml")));
   if (p == "/reddit/r/all/rising.rss") return FakeReply::xml(fill_time_templates(fixture("discover/reddit_all_rising.rss.xml")));
+  // A multireddit ("r/news+worldnews"): the r/all entries filed under one of its subreddits.
+  if (starts("/reddit/r/") && (p.ends_with("/top.rss") || p.ends_with("/rising.rss"))) {
+    const std::string subs = core::casefold(p.substr(10, p.rfind('/') - 10));
+    std::string feed = fill_time_templates(fixture(p.ends_with("/top.rss") ? "discover/reddit_all_top.rss.xml" : "discover/reddit_all_rising.rss.xml"));
+    for (auto at = feed.find("<entry>"); at != std::string::npos; at = feed.find("<entry>", at)) {
+      const auto end = feed.find("</entry>", at) + 8;
+      const auto term = feed.find("<category term=\"", at) + 16;
+      const std::string sub = core::casefold(feed.substr(term, feed.find('"', term) - term));
+      if (("+" + subs + "+").find("+" + sub + "+") != std::string::npos) at = end;
+      else feed.erase(at, end - at);
+    }
+    return FakeReply::xml(feed);
+  }
   if (starts("/reddit/search.rss"))
     return FakeReply::xml("<?xml version=\"1.0\" encoding=\"UTF-8\"?><feed xmlns=\"http://www.w3.org/2005/Atom\"><title>search</title></feed>");
   if (starts("/arctic/api/posts/ids")) return json_file("arctic_ids.json");

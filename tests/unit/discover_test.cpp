@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/text.hpp"
+#include "discover/domains.hpp"
 #include "discover/enrich.hpp"
 #include "discover/protocol.hpp"
 #include "discover/topics.hpp"
@@ -272,4 +273,75 @@ TEST(Protocol, AMalformedBundleOrPendingFileNamesTheField) {
   pending["results"][0]["enrichment"]["items"] = -4;
   EXPECT_FALSE(pending_from_json(pending.dump(), &err));
   EXPECT_NE(err.find("'results[0].enrichment.items'"), std::string::npos) << err;
+}
+
+namespace {
+model::Item listed(std::string source, std::string title, std::optional<std::string> container = std::nullopt,
+                   std::vector<std::string> tags = {}) {
+  model::Item it = seed(std::move(source), std::move(title), 100);
+  it.container = std::move(container);
+  it.tags = std::move(tags);
+  return it;
+}
+}  // namespace
+
+// The domains people type are generic words; each selects its stories all the same.
+TEST(Domains, GenericDomainsHaveAVocabularyThatSelects) {
+  for (const char* typed : {"tech", "Technology", "  software ", "news", "programming", "ai", "science", "business",
+                            "finance", "crypto", "gaming", "sports", "politics", "security", "world news"}) {
+    const Domain d = resolve_domain(typed);
+    EXPECT_FALSE(d.global) << typed;
+    EXPECT_FALSE(d.terms.empty()) << typed;
+    EXPECT_FALSE(d.subreddits.empty()) << typed;
+  }
+  const Domain tech = resolve_domain("tech");
+  EXPECT_EQ(resolve_domain("TECHNOLOGY").terms, tech.terms);  // an alias, any case
+  EXPECT_EQ(tech.name, "tech");
+  // Hacker News and Lobsters are technology as a whole: every item of theirs counts.
+  EXPECT_TRUE(selects(tech, listed("hackernews", "Why SQLite uses bytecode")));
+  EXPECT_TRUE(selects(tech, listed("lobsters", "A retrospective", "databases", {"databases"})));
+  EXPECT_TRUE(whole_listing(tech, "hackernews"));
+  EXPECT_FALSE(whole_listing(tech, "reddit"));
+  // Elsewhere it takes a term or one of the domain's subreddits.
+  EXPECT_TRUE(selects(tech, listed("reddit", "Nvidia's new GPU doubles inference speed", "r/pcmasterrace")));
+  EXPECT_TRUE(selects(tech, listed("reddit", "This thing is everywhere now", "r/technology")));
+  EXPECT_TRUE(selects(tech, listed("polymarket", "Will OpenAI release GPT-6 before 2027?", "Polymarket")));
+  EXPECT_FALSE(selects(tech, listed("reddit", "My cat learned to open the fridge", "r/cats")));
+  EXPECT_FALSE(selects(tech, listed("polymarket", "Fed decision in December?", "Polymarket")));
+
+  const Domain news = resolve_domain("news");
+  EXPECT_TRUE(selects(news, listed("reddit", "Storm closes schools", "r/worldnews")));
+  EXPECT_TRUE(selects(news, listed("reddit", "Earthquake hits the coast", "r/pics")));
+  EXPECT_TRUE(selects(news, listed("hackernews", "Show HN: A tiny Lisp")));
+  EXPECT_TRUE(selects(news, listed("polymarket", "Fed decision in December?", "Polymarket")));
+  EXPECT_FALSE(selects(news, listed("reddit", "My cat learned to open the fridge", "r/cats")));
+  EXPECT_FALSE(selects(news, listed("github", "someone/zlisp: A tiny Lisp in 200 lines of Zig", "someone/zlisp")));
+
+  const Domain software = resolve_domain("software");
+  EXPECT_TRUE(selects(software, listed("reddit", "Tokio 2.0: a new runtime scheduler", "r/rust")));
+  EXPECT_TRUE(selects(software, listed("github", "someone/zlisp: A tiny Lisp in 200 lines of Zig", "someone/zlisp")));
+  EXPECT_FALSE(selects(software, listed("reddit", "TIL octopuses appear to dream", "r/todayilearned")));
+  EXPECT_FALSE(selects(software, listed("polymarket", "Fed decision in December?", "Polymarket")));
+
+  // Phrases and hyphenated terms match as written; a term inside another word does not.
+  const Domain ai = resolve_domain("machine learning");
+  EXPECT_TRUE(selects(ai, listed("reddit", "A gentle intro to Machine Learning on GPUs", "r/learnprogramming")));
+  EXPECT_FALSE(selects(ai, listed("reddit", "Said the captain", "r/boats")));  // "ai" inside words
+  EXPECT_TRUE(selects(resolve_domain("security"), listed("reddit", "A zero-day in the wild", "r/linux")));
+}
+
+TEST(Domains, OtherDomainsAreTheirOwnWordsAndGenericOnesAreGlobal) {
+  const Domain rust = resolve_domain("rust lang");
+  EXPECT_FALSE(rust.global);
+  EXPECT_TRUE(rust.subreddits.empty());
+  EXPECT_TRUE(selects(rust, listed("reddit", "Tokio 2.0: a new runtime scheduler", "r/rust")));
+  EXPECT_FALSE(selects(rust, listed("hackernews", "Why SQLite uses bytecode")));
+  // Nothing distinctive to select on: a global run, said in a warning.
+  const Domain latest = resolve_domain("the latest");
+  EXPECT_TRUE(latest.global);
+  EXPECT_TRUE(selects(latest, listed("reddit", "My cat learned to open the fridge", "r/cats")));
+  EXPECT_NE(global_fallback_warning(latest).find("global run"), std::string::npos);
+  EXPECT_NE(global_fallback_warning(latest).find("'the latest'"), std::string::npos);
+  EXPECT_TRUE(global_fallback_warning(resolve_domain("")).empty());
+  EXPECT_TRUE(global_fallback_warning(resolve_domain("tech")).empty());
 }
