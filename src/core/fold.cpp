@@ -297,6 +297,7 @@ std::vector<Word> match_words(std::string_view text) {
         }
         cur.clause_break = pending_break;
         cur.joined = pending_join;
+        cur.glued = pending_join;
         pending_break = pending_join = false;
       }
       continue;

@@ -1,4 +1,5 @@
-// Stories: items that share distinctive title words, across sources. Greedy in rank
+// Stories: items that share distinctive title words, across sources, and state compatible
+// facts (compatible_facts: "Rust 1.91" and "Rust 1.92" are two stories). Greedy in rank
 // order with an inverted index, so each item looks only at clusters that share a word.
 #include <algorithm>
 #include <fmt/format.h>
@@ -23,6 +24,7 @@ struct Draft {
   std::vector<std::size_t> members;
   std::vector<TokenId> words;      // sorted
   std::vector<TokenId> unindexed;  // words whose posting list was already full, sorted
+  Facts facts;                     // what the story states so far (its members' values)
 };
 
 }  // namespace
@@ -62,7 +64,7 @@ std::vector<model::Cluster> cluster(Corpus& c, double common_share) {
         std::size_t shared = votes[d];
         votes[d] = 0;
         for (TokenId t : drafts[d].unindexed) shared += in_sig[t] ? 1 : 0;
-        if (shared < 2) continue;
+        if (shared < 2 || !compatible_facts(c.features[i].facts, drafts[d].facts)) continue;
         const double ratio = static_cast<double>(shared) / static_cast<double>(std::min(sig.size(), drafts[d].words.size()));
         // The best ratio, the earliest draft on ties: what a scan in draft order picks.
         if (ratio >= kJoinRatio && (ratio > best_ratio || (ratio == best_ratio && d < best))) best_ratio = ratio, best = d;
@@ -71,6 +73,7 @@ std::vector<model::Cluster> cluster(Corpus& c, double common_share) {
     if (best == drafts.size()) {
       Draft d;
       d.members.push_back(i);
+      d.facts = c.features[i].facts;
       d.words = sig;
       if (d.words.size() > kSeedWords) d.words.resize(kSeedWords);
       for (TokenId t : d.words) {
@@ -82,6 +85,7 @@ std::vector<model::Cluster> cluster(Corpus& c, double common_share) {
       votes.push_back(0);
     } else {
       drafts[best].members.push_back(i);
+      merge_facts(drafts[best].facts, c.features[i].facts);
     }
   }
 

@@ -131,6 +131,7 @@ struct Node {
   std::size_t entity;
   const model::Cluster* cluster;
   std::vector<TokenId> title;  // sorted unique
+  Facts facts;                 // of the title: near-duplicates must state compatible facts
 };
 
 // Pairs of titles with Jaccard >= kNearDuplicateJaccard, found by prefix filtering: with
@@ -162,7 +163,7 @@ void unite_near_duplicate_titles(const std::vector<Node>& nodes, core::UnionFind
       std::vector<TokenId> common;
       std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(common));
       const double j = static_cast<double>(common.size()) / static_cast<double>(a.size() + b.size() - common.size());
-      if (j >= kNearDuplicateJaccard) uf.unite(k, other);
+      if (j >= kNearDuplicateJaccard && compatible_facts(nodes[k].facts, nodes[other].facts)) uf.unite(k, other);
     }
   }
 }
@@ -179,7 +180,8 @@ void find_shared_stories(model::Comparison& c) {
     std::unordered_map<std::string, const model::Item*> by_id;
     for (const auto& it : r.items) by_id[it.id] = &it;
     for (const auto& cl : r.clusters) {
-      nodes.push_back({e, &cl, token_set(cl.title, dict)});
+      const auto words = match_sequence(cl.title, dict);
+      nodes.push_back({e, &cl, token_set(words, dict), title_facts(words, dict)});
       auto& m = members.emplace_back();
       for (const auto& id : cl.items)
         if (auto f = by_id.find(id); f != by_id.end()) m.push_back(f->second);

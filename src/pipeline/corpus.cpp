@@ -65,7 +65,7 @@ std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bo
     if (w.kana || core::is_stopword(w.text)) flags |= kStop;
     if (w.ideograph) flags |= kIdeograph;
     if (digits_only(w.text)) flags |= kNumber;
-    out.push_back({dict.intern(w.ideograph ? w.text : normalize_token(w.text)), flags});
+    out.push_back({dict.intern(w.ideograph ? w.text : normalize_token(w.text)), flags, w.glued});
   }
   return out;
 }

@@ -41,6 +41,7 @@ std::vector<TokenId> token_set(std::string_view text, TokenDict& dict);
 struct MatchWord {
   TokenId id;
   std::uint8_t flags;
+  bool glued = false;  // joined to the word before: one identifier ("cve-2025-1234", "1.92.0")
 };
 // kStop: a function word (stopword, kana particle); kIdeograph: one character of a script
 // without spaces (it takes about two to make a word); kNumber: digits only.
@@ -50,6 +51,21 @@ enum MatchFlag : std::uint8_t {
 // case_free, when given, says whether the text's case is uninformative (core::case_uninformative).
 std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bool* case_free = nullptr);
 std::vector<TokenId> token_set(const std::vector<MatchWord>& words, TokenDict& dict);
+
+// What a title states that a near-duplicate must state alike (facts.cpp): its values (versions,
+// numbers, identifiers: "1.92", "2025.1234" of CVE-2025-1234, "6" of GPT-6 / GPT 6 / gpt6, "1234"
+// of #1234) and its polarity (how many words of each kind turn it around: not, isn't, fails,
+// denies, delayed, fake, without...).
+struct Facts {
+  std::vector<TokenId> values;  // sorted unique
+  std::uint16_t polarity = 0;   // 2 bits per kind of cue
+};
+Facts title_facts(const std::vector<MatchWord>& words, TokenDict& dict);
+// The one rule dedupe and clustering share: the same polarity, and one title's values all
+// among the other's (a title may say less, "Rust 1.92" vs "Rust 1.92 (2026)", never otherwise).
+bool compatible_facts(const Facts& a, const Facts& b);
+// A story states what its members state: values united, polarity kept.
+void merge_facts(Facts& into, const Facts& other);
 
 // What relevance found, kept for the "why" line (rerank) and for context feedback.
 struct Evidence {
@@ -73,6 +89,7 @@ struct Features {
   std::vector<TokenId> text;   // title + snippet, sorted unique
   std::string canonical_url;
   std::vector<MatchWord> title_words;    // in order, for phrases and proximity
+  Facts facts;                           // of the title
   std::vector<MatchWord> snippet_words;
   bool title_case_free = false;          // title case or capitals: the case of a word says nothing
   bool snippet_case_free = false;

@@ -1,5 +1,7 @@
 // Folding duplicates in O(n): a hash map on canonical URLs, and MinHash LSH over
 // title token sets so near-duplicate titles meet in a bucket instead of an all-pairs scan.
+// Titles fold only when they state compatible facts (compatible_facts); one URL is one page
+// and folds whatever its titles say.
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -197,7 +199,10 @@ int dedupe(Corpus& c) {
     std::array<std::uint64_t, kBands> keys{};
     const bool lsh = f.title.size() >= kMinTokens;
     if (into == n && !f.title.empty()) {
-      const std::size_t first = by_exact.find_or_insert(title_key[i], i, [](std::size_t) { return true; });
+      // The same words can state different facts ("Tokio 2.0 released" / "... not released"):
+      // such a title keeps its own entry under the same key.
+      const std::size_t first =
+          by_exact.find_or_insert(title_key[i], i, [&](std::size_t j) { return compatible_facts(c.features[j].facts, f.facts); });
       if (first != i) into = folded_into[first];
     }
     if (into == n && lsh) {
@@ -215,7 +220,7 @@ int dedupe(Corpus& c) {
         for (std::size_t k = 0; k < found[b]->size; ++k) {
           const std::size_t rep = found[b]->reps[k];
           if (jaccard_bound(bits, sketches[rep]) < kNearDuplicateJaccard) continue;
-          if (jaccard(f.title, c.features[rep].title) >= kNearDuplicateJaccard) {
+          if (jaccard(f.title, c.features[rep].title) >= kNearDuplicateJaccard && compatible_facts(f.facts, c.features[rep].facts)) {
             into = rep;
             break;
           }

@@ -41,6 +41,17 @@ void add_context(model::Item& it, TokenDict& dict, Features& f) {
   }
 }
 
+// "Show HN: X" is X posted to Hacker News: the prefix is the platform's, not the title's
+// words, and would keep the post from folding with X posted elsewhere.
+std::vector<TokenId> title_tokens(const std::vector<MatchWord>& words, TokenDict& dict) {
+  if (words.size() > 2 && dict.text(words[1].id) == "hn" && (words[2].flags & kBreak)) {
+    const std::string& kind = dict.text(words[0].id);
+    if (kind == "show" || kind == "ask" || kind == "launch" || kind == "tell")
+      return token_set(std::vector<MatchWord>(words.begin() + 2, words.end()), dict);
+  }
+  return token_set(words, dict);
+}
+
 }  // namespace
 
 void normalize(Corpus& c) {
@@ -60,9 +71,10 @@ void normalize(Corpus& c) {
     std::erase_if(it.engagement, [](const model::Engagement& e) { return !std::isfinite(e.value) || std::fabs(e.value) > 1e12; });
     f.canonical_url = core::canonical_url(it.url);
     f.title_words = match_sequence(it.title, c.dict, &f.title_case_free);
+    f.facts = title_facts(f.title_words, c.dict);
     f.snippet_words = match_sequence(it.snippet, c.dict, &f.snippet_case_free);
     add_context(it, c.dict, f);
-    f.title = token_set(f.title_words, c.dict);
+    f.title = title_tokens(f.title_words, c.dict);
     const auto snippet_tokens = token_set(f.snippet_words, c.dict);
     f.text.reserve(f.title.size() + snippet_tokens.size());
     std::set_union(f.title.begin(), f.title.end(), snippet_tokens.begin(), snippet_tokens.end(),

@@ -185,3 +185,11 @@ TEST(TextWidth, CountsTerminalColumns) {
   EXPECT_EQ(core::fit_width("東京東京", 5), "東京…");
   EXPECT_EQ(core::fit_width("abc", 0), "");
 }
+
+TEST(SharedStories, NearDuplicateTitlesStatingDifferentFactsAreNotShared) {
+  auto c = compare({report("rust", {item("hackernews:1", "https://1.example/", "Announcing Rust 1.91: faster builds and a new borrow checker for everyone", 1),
+                                    item("hackernews:2", "https://2.example/", "Tokio 2.0 released with a new runtime scheduler today", 1)}),
+                    report("go", {item("hackernews:3", "https://3.example/", "Announcing Rust 1.92: faster builds and a new borrow checker for everyone", 1),
+                                  item("hackernews:4", "https://4.example/", "Tokio 2.0 not released with a new runtime scheduler today", 1)})});
+  EXPECT_TRUE(c.shared.empty()) << "another version, a negation: other facts, not one shared story";
+}

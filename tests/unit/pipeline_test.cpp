@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "pipeline/plan.hpp"
@@ -323,4 +324,98 @@ TEST(Dedupe, AFoldedItemsUrlStillLeadsToItsRepresentative) {
   std::set<std::string> seen;
   for (const auto& s : c.items[0].also_seen) seen.insert(s.source);
   EXPECT_EQ(seen, (std::set<std::string>{"reddit", "lobsters"}));
+}
+
+namespace {
+// The titles dedupe keeps apart, each against the first: ids of the survivors.
+std::size_t survivors(std::vector<std::string> titles) {
+  std::vector<model::Item> items;
+  for (std::size_t k = 0; k < titles.size(); ++k)
+    items.push_back(item(k % 2 ? "reddit" : "hackernews", std::to_string(k), titles[k], "", kAsOf, {{"score", 100.0 - static_cast<double>(k)}}));
+  auto c = corpus("", std::move(items));
+  dedupe(c);
+  return c.items.size();
+}
+
+Facts facts_of(std::string_view title, TokenDict& dict) { return title_facts(match_sequence(title, dict), dict); }
+bool compatible(std::string_view a, std::string_view b) {
+  TokenDict dict;
+  return compatible_facts(facts_of(a, dict), facts_of(b, dict));
+}
+}  // namespace
+
+// Near-duplicate titles that state different facts are different stories.
+TEST(Facts, NegationsVersionsAndIdentifiersMustAgree) {
+  // The issue's examples.
+  EXPECT_FALSE(compatible("Tokio 2.0 released", "Tokio 2.0 not released"));
+  EXPECT_FALSE(compatible("Rust 1.91", "Rust 1.92"));
+  EXPECT_FALSE(compatible("Critical OpenSSL flaw CVE-2025-1234 patched", "Critical OpenSSL flaw CVE-2025-1235 patched"));
+  // Negation words, contracted or not, and words that reverse a statement.
+  for (const char* negated : {"Tokio 2.0 isn't released", "Tokio 2.0 won't be released", "Tokio 2.0 never released",
+                              "No Tokio 2.0 release", "Tokio 2.0 release delayed", "Tokio 2.0 release fails",
+                              "Tokio maintainers deny 2.0 release", "Tokio 2.0 release postponed", "Tokio 2.0 released without io-uring",
+                              "Tokio 2.0 release rumor is false", "Tokio 2.0 can't be released", "Tokio 2.0 release cancelled"})
+    EXPECT_FALSE(compatible("Tokio 2.0 released", negated)) << negated;
+  EXPECT_FALSE(compatible("Tokio 2.0 not delayed", "Tokio 2.0 delayed"));  // a negated reversal is another fact again
+  // Identifiers: GHSA ids, issue and PR numbers, RFCs, arXiv ids, model numbers.
+  EXPECT_FALSE(compatible("Advisory GHSA-jfh8-c2jp-5v3q in tokio", "Advisory GHSA-4g5x-q2vw-8m3f in tokio"));
+  EXPECT_FALSE(compatible("Fix data race in scheduler (#1234)", "Fix data race in scheduler (#1235)"));
+  EXPECT_FALSE(compatible("RFC 9110 explained", "RFC 9111 explained"));
+  EXPECT_FALSE(compatible("arXiv:2401.12345 scaling laws revisited", "arXiv:2401.12346 scaling laws revisited"));
+  EXPECT_FALSE(compatible("GPT-5 benchmark results", "GPT-6 benchmark results"));
+  EXPECT_FALSE(compatible("Python 3.13.1 fixes the JIT", "Python 3.13.2 fixes the JIT"));
+  // The same facts written differently agree.
+  EXPECT_TRUE(compatible("Tokio 2.0 released", "tokio v2 RELEASED!"));
+  EXPECT_TRUE(compatible("GPT-6 is here", "OpenAI announces GPT 6"));
+  EXPECT_TRUE(compatible("gpt6 is here", "OpenAI announces GPT-6"));
+  EXPECT_TRUE(compatible("Rust 1.92.0 released", "Announcing Rust 1.92"));
+  EXPECT_TRUE(compatible("Tokio 2.0 isn't slow", "Tokio 2.0 isnt slow"));
+  EXPECT_TRUE(compatible("CVE-2025-1234 in OpenSSL", "CVE-2025-1234 in OpenSSL 3.5"));  // one says more, nothing conflicts
+  EXPECT_TRUE(compatible("Tokio 2.0 released", "Tokio 2.0 released (2026)"));            // Hacker News's year suffix
+  EXPECT_TRUE(compatible("Notion launches offline mode", "Notion launches offline mode"));  // "not" inside a word is no negation
+  EXPECT_TRUE(compatible("Nothing Phone 3 review", "Phone 3 from Nothing: review"));
+}
+
+TEST(Dedupe, NearDuplicatesWithDifferentFactsStayApart) {
+  EXPECT_EQ(survivors({"Tokio 2.0 released with a new runtime scheduler today",
+                       "Tokio 2.0 not released with a new runtime scheduler today"}), 2u);
+  // Same token set, so the exact-title fold must ask too.
+  EXPECT_EQ(survivors({"Tokio 2.0 released", "Tokio 2.0 not released"}), 2u);
+  EXPECT_EQ(survivors({"Announcing Rust 1.91: faster builds and a new borrow checker for everyone",
+                       "Announcing Rust 1.92: faster builds and a new borrow checker for everyone"}), 2u);
+  EXPECT_EQ(survivors({"OpenSSL CVE-2025-1234 remote code execution in the TLS handshake parser",
+                       "OpenSSL CVE-2025-9876 remote code execution in the TLS handshake parser"}), 2u);
+  EXPECT_EQ(survivors({"Apple confirms the iPhone 17 launch event for September in Cupertino",
+                       "Apple denies the iPhone 17 launch event for September in Cupertino"}), 2u);
+  EXPECT_EQ(survivors({"Fix data race in the tokio scheduler when tasks are cancelled early (#1234)",
+                       "Fix data race in the tokio scheduler when tasks are cancelled early (#1299)"}), 2u);
+}
+
+TEST(Dedupe, RealDuplicatesStillFold) {
+  EXPECT_EQ(survivors({"Tokio 2.0: a new runtime scheduler", "tokio 2.0 - A New Runtime Scheduler!",
+                       "Show HN: Tokio 2.0, a new runtime scheduler"}), 1u);
+  EXPECT_EQ(survivors({"Announcing Rust 1.92.0 with faster incremental builds and new lints",
+                       "Announcing Rust 1.92 with faster incremental builds and new lints"}), 1u);
+  EXPECT_EQ(survivors({"OpenSSL CVE-2025-1234: remote code execution in the TLS handshake",
+                       "OpenSSL cve-2025-1234 remote code execution in the TLS handshake"}), 1u);
+  EXPECT_EQ(survivors({"Tokio 2.0 isn't coming to Windows this year after all, maintainers say",
+                       "Tokio 2.0 isnt coming to Windows this year after all, maintainers say"}), 1u);
+  // A cross-post of one URL folds whatever its title says.
+  auto c = corpus("", {item("hackernews", "1", "Tokio 2.0 released", "https://tokio.rs/blog/2-0", kAsOf, {{"points", 500}}),
+                       item("reddit", "2", "Tokio 2.0 is finally out (not a drill)", "https://tokio.rs/blog/2-0?utm_source=reddit")});
+  EXPECT_EQ(dedupe(c), 1);
+}
+
+TEST(Cluster, StoriesDoNotMixDifferentFacts) {
+  auto c = corpus("", {item("hackernews", "1", "Rust 1.91 released with new borrow checker", "", kAsOf, {{"points", 900}}),
+                       item("reddit", "2", "Rust 1.92 released with new borrow checker improvements", "", kAsOf, {{"score", 800}}),
+                       item("lobsters", "3", "Rust 1.91 borrow checker deep dive", "", kAsOf, {{"score", 50}}),
+                       item("hackernews", "4", "Tokio 2.0 runtime scheduler released", "", kAsOf, {{"points", 700}}),
+                       item("reddit", "5", "Tokio 2.0 runtime scheduler not released", "", kAsOf, {{"score", 600}})});
+  cluster(c);
+  std::map<std::string, std::string> cluster_of;
+  for (const auto& it : c.items) cluster_of[it.id] = it.cluster;
+  EXPECT_EQ(cluster_of["hackernews:1"], cluster_of["lobsters:3"]) << "one release, one story";
+  EXPECT_NE(cluster_of["hackernews:1"], cluster_of["reddit:2"]) << "Rust 1.91 and 1.92 are two releases";
+  EXPECT_NE(cluster_of["hackernews:4"], cluster_of["reddit:5"]) << "released and not released are two facts";
 }
