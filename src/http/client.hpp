@@ -27,7 +27,11 @@ struct ClientOptions {
   int max_redirects = 3;
   core::Millis connect_timeout{5000};
   core::Millis retry_backoff{300};
-  std::vector<HostSpacing> spacing{{"arxiv.org", core::Millis(3000)}, {"reddit.com", core::Millis(1000)}};
+  // Hosts whose rules allow one request per interval (Brave's free plan: 1 a second), so a
+  // source may send its requests at once and the client keeps them apart.
+  std::vector<HostSpacing> spacing{{"arxiv.org", core::Millis(3000)},
+                                   {"reddit.com", core::Millis(1000)},
+                                   {"api.search.brave.com", core::Millis(1000)}};
 };
 
 struct ClientStats {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <mutex>
+#include <stop_token>
 #include <unordered_map>
 
 #include "core/parallel.hpp"
@@ -305,12 +307,51 @@ std::string markdown_to_text(std::string_view md) {
   return core::html_to_text(kept);
 }
 
-std::vector<Fetched> fetch_concurrently(Env& env, std::vector<Call> calls, std::size_t max_parallel) {
-  std::vector<Fetched> out(calls.size());
-  core::parallel_for(calls.size(), max_parallel, [&](std::size_t i) {
-    out[i] = fetch(env, std::move(calls[i].url), calls[i].expect, std::move(calls[i].headers));
+std::vector<Fetched> fetch_concurrently(Env& env, std::vector<Call> calls, std::size_t max_parallel,
+                                        const StopRule& stop_after) {
+  const std::size_t n = calls.size();
+  std::vector<Fetched> out(n);
+  if (!stop_after) {
+    core::parallel_for(n, max_parallel, [&](std::size_t i) {
+      out[i] = fetch(env, std::move(calls[i].url), calls[i].expect, std::move(calls[i].headers));
+    });
+    return out;
+  }
+  std::vector<std::stop_source> cancel(n);  // one per call: a stop cancels only the calls after it
+  std::mutex mu;
+  std::size_t cut = n;  // the first call, in call order, whose answer stopped the batch
+  core::parallel_for(n, max_parallel, [&](std::size_t i) {
+    {
+      std::lock_guard lock(mu);
+      if (i > cut) {
+        out[i].sent = false;
+        return;
+      }
+    }
+    // The run's own stop still reaches every call.
+    std::stop_callback forward(env.stop, [&cancel, i] { cancel[i].request_stop(); });
+    Env mine{env.config, env.http, env.deadline, cancel[i].get_token()};
+    out[i] = fetch(mine, std::move(calls[i].url), calls[i].expect, std::move(calls[i].headers));
+    if (!stop_after(out[i])) return;
+    std::lock_guard lock(mu);
+    if (i >= cut) return;
+    cut = i;
+    for (std::size_t j = i + 1; j < n; ++j) cancel[j].request_stop();
   });
+  for (std::size_t j = cut + 1; j < n; ++j) {
+    out[j].response = {};
+    out[j].failure.reset();
+    out[j].dropped = true;
+  }
   return out;
+}
+
+int sent_count(const std::vector<Fetched>& batch) {
+  return static_cast<int>(std::count_if(batch.begin(), batch.end(), [](const Fetched& f) { return f.sent; }));
+}
+
+bool hopeless(const Failure& f) {
+  return f.state == SourceState::auth_failed || f.state == SourceState::rate_limited;
 }
 
 std::string thread_failure(const Failure& f) { return fmt::format("{}: {}", model::to_string(f.state), f.reason); }

@@ -3,6 +3,7 @@
 // classification into spec states, lenient JSON access, and result assembly.
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -30,6 +31,10 @@ http::Request make_request(const Env& env, std::string url, std::vector<http::He
 struct Fetched {
   http::Response response;
   std::optional<Failure> failure;
+  // Only from fetch_concurrently with a stop rule: a call after the one whose answer stopped
+  // the batch. Its answer, if any, is not used (response and failure are empty).
+  bool dropped = false;
+  bool sent = true;  // false: dropped before it reached the network
 };
 // GET and classify.
 Fetched fetch(Env& env, std::string url, Expect expect, std::vector<http::Header> headers = {});
@@ -40,16 +45,35 @@ constexpr std::size_t kMaxArrayElements = 1000;
 
 // One of a source's independent requests.
 struct Call {
+  Call(std::string u, Expect e = Expect::json, std::vector<http::Header> h = {})
+      : url(std::move(u)), expect(e), headers(std::move(h)) {}
   std::string url;
-  Expect expect = Expect::json;
+  Expect expect;
   std::vector<http::Header> headers;
 };
+// After which answer no further request of a batch is worth sending (a rejected credential,
+// a spent rate limit or quota).
+using StopRule = std::function<bool(const Fetched&)>;
+
 // Sends a source's independent requests concurrently (at most max_parallel in flight from
 // this call) and returns their results in call order. Politeness still holds: the HTTP
 // client spaces requests to paced hosts (Reddit 1 s, arXiv 3 s) whichever thread sends them.
 // The threads are joined before it returns, and each request ends by env.deadline (or
 // env.stop), so the call does too.
-std::vector<Fetched> fetch_concurrently(Env& env, std::vector<Call> calls, std::size_t max_parallel = 6);
+// With a stop rule the batch keeps a sequential loop's "break": once answer k satisfies it,
+// the calls after k (in call order) are dropped -- not sent if they have not started,
+// cancelled in flight if they have, their answers unused even if they came first -- so the
+// outcome is the one the loop would have had, in one round trip instead of k + 1. What
+// concurrency cannot save is the calls already on the wire: never more than the batch, and
+// no call is ever repeated.
+std::vector<Fetched> fetch_concurrently(Env& env, std::vector<Call> calls, std::size_t max_parallel = 6,
+                                        const StopRule& stop_after = nullptr);
+
+// How many of a batch went on the wire (SourceResult::requests).
+int sent_count(const std::vector<Fetched>& batch);
+
+// The stop rule of most sources: the credential was rejected or the limit is spent.
+bool hopeless(const Failure& f);
 
 // The reason a thread could not be read, for Thread::failure.
 std::string thread_failure(const Failure& f);

@@ -158,10 +158,6 @@ std::optional<SourceState> collect(const Fetched& f, Kind kind, int subquery, co
   return std::nullopt;
 }
 
-bool hopeless(std::optional<SourceState> s) {
-  return s == SourceState::rate_limited || s == SourceState::auth_failed;
-}
-
 class GitHub final : public Source {
  public:
   std::string_view id() const override { return "github"; }
@@ -173,26 +169,35 @@ class GitHub final : public Source {
     const bool keyed = token(env).has_value();
     // The day before the window start, so "created:>" includes the first day.
     const std::string since = core::format_date(q.window.from - kDay);
-    auto run = [&](Kind kind, std::string_view qualifiers, int subquery) {
-      const std::string terms = fmt::format("{} {}created:>{}", q.sub_queries[static_cast<std::size_t>(subquery)].text,
-                                            qualifiers, since);
-      const std::string url =
-          kind == Kind::repos
-              ? fmt::format("{}/search/repositories?q={}&sort=stars&order=desc&per_page={}", kApi,
-                            core::url_encode(terms), per_page)
-              : fmt::format("{}/search/issues?q={}&sort=reactions&order=desc&per_page={}", kApi,
-                            core::url_encode(terms), per_page);
-      ++out.requests();
-      return collect(fetch(env, url, Expect::json, headers(env)), kind, subquery, q.window, out);
+    struct Planned {
+      Kind kind;
+      int subquery;
+    };
+    std::vector<Planned> plan;
+    std::vector<Call> calls;
+    auto add = [&](Kind kind, std::string_view qualifiers, std::size_t subquery) {
+      const std::string terms = fmt::format("{} {}created:>{}", q.sub_queries[subquery].text, qualifiers, since);
+      calls.push_back({kind == Kind::repos ? fmt::format("{}/search/repositories?q={}&sort=stars&order=desc&per_page={}",
+                                                         kApi, core::url_encode(terms), per_page)
+                                           : fmt::format("{}/search/issues?q={}&sort=reactions&order=desc&per_page={}",
+                                                         kApi, core::url_encode(terms), per_page),
+                       Expect::json, headers(env)});
+      plan.push_back({kind, static_cast<int>(subquery)});
     };
     for (std::size_t i = 0; i < q.sub_queries.size(); ++i) {
-      const int sq = static_cast<int>(i);
-      if (hopeless(run(Kind::repos, "", sq))) break;
+      add(Kind::repos, "", i);
       // Keyless search allows 10 requests a minute: issues only for the main sub-query.
       if (!keyed && i > 0) continue;
-      if (hopeless(run(Kind::issues, "is:issue ", sq))) break;
-      if (keyed && hopeless(run(Kind::issues, "is:pr ", sq))) break;
+      add(Kind::issues, "is:issue ", i);
+      if (keyed) add(Kind::issues, "is:pr ", i);
     }
+    // All at once (GitHub allows 100 concurrent requests; a deep keyed run sends 15): a
+    // rejected token or a spent limit drops the rest, as the sequential loop's break did.
+    const auto fetched = fetch_concurrently(env, std::move(calls), plan.size(),
+                                            [](const Fetched& f) { return f.failure && hopeless(*f.failure); });
+    out.requests() += sent_count(fetched);
+    for (std::size_t k = 0; k < fetched.size() && !fetched[k].dropped; ++k)
+      collect(fetched[k], plan[k].kind, plan[k].subquery, q.window, out);
     return out.finish();
   }
 

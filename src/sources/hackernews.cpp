@@ -115,19 +115,22 @@ class HackerNews final : public Source {
     ResultBuilder out(q.limit);
     const std::string filters =
         core::url_encode(fmt::format("created_at_i>{},created_at_i<{}", q.window.from - 1, q.window.to + 1));
+    std::vector<Call> calls;
+    std::vector<int> subquery;  // of each call
     for (std::size_t i = 0; i < q.sub_queries.size(); ++i) {
-      const std::string url = fmt::format("{}/search?query={}&tags=story&numericFilters={}&hitsPerPage={}", kBase,
-                                          core::url_encode(q.sub_queries[i].text), filters, q.limit);
-      ++out.requests();
-      collect(fetch(env, url, Expect::json), static_cast<int>(i), out);
+      calls.push_back({fmt::format("{}/search?query={}&tags=story&numericFilters={}&hitsPerPage={}", kBase,
+                                   core::url_encode(q.sub_queries[i].text), filters, q.limit)});
+      subquery.push_back(static_cast<int>(i));
     }
     // Deep runs also read the newest matches, which relevance ranking buries.
     if (q.depth == model::Depth::deep) {
-      const std::string url = fmt::format("{}/search_by_date?query={}&tags=story&numericFilters={}&hitsPerPage={}",
-                                          kBase, core::url_encode(q.sub_queries.front().text), filters, q.limit);
-      ++out.requests();
-      collect(fetch(env, url, Expect::json), 0, out);
+      calls.push_back({fmt::format("{}/search_by_date?query={}&tags=story&numericFilters={}&hitsPerPage={}", kBase,
+                                   core::url_encode(q.sub_queries.front().text), filters, q.limit)});
+      subquery.push_back(0);
     }
+    const auto fetched = fetch_concurrently(env, std::move(calls));
+    out.requests() += sent_count(fetched);
+    for (std::size_t k = 0; k < fetched.size(); ++k) collect(fetched[k], subquery[k], out);
     return out.finish();
   }
 
@@ -155,14 +158,13 @@ class HackerNews final : public Source {
 
   SourceResult listing(const ListingQuery& q, Env& env) const override {
     ResultBuilder out(q.limit);
-    ++out.requests();
-    collect(fetch(env, fmt::format("{}/search?tags=front_page&hitsPerPage={}", kBase, q.limit), Expect::json), 0, out);
     const std::string best = core::url_encode(fmt::format("created_at_i>{},points>50", q.window.from - 1));
     const std::string query = q.domain_terms.empty() ? "" : core::url_encode(q.domain_terms.front());
-    ++out.requests();
-    collect(fetch(env, fmt::format("{}/search?query={}&tags=story&numericFilters={}&hitsPerPage={}", kBase, query, best, q.limit),
-                  Expect::json),
-            1, out);
+    const auto fetched = fetch_concurrently(
+        env, {{fmt::format("{}/search?tags=front_page&hitsPerPage={}", kBase, q.limit)},
+              {fmt::format("{}/search?query={}&tags=story&numericFilters={}&hitsPerPage={}", kBase, query, best, q.limit)}});
+    out.requests() += sent_count(fetched);
+    for (std::size_t k = 0; k < fetched.size(); ++k) collect(fetched[k], static_cast<int>(k), out);
     return out.finish();
   }
 };

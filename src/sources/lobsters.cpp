@@ -13,6 +13,7 @@
 
 #include "core/text.hpp"
 #include "core/time.hpp"
+#include "core/parallel.hpp"
 #include "sources/common.hpp"
 
 namespace sources {
@@ -151,12 +152,10 @@ struct Page {
   bool fetched = false;
 };
 
-// Reads one listing page, recording its outcome in `out`.
+// Reads one listing page's answer, recording its outcome in `out`.
 // `optional_page` marks tag pages: a 404 there is an unknown tag, not a failure.
-Page read_page(Env& env, const std::string& url, bool optional_page, ResultBuilder& out) {
+Page read_page(const Fetched& f, bool optional_page, ResultBuilder& out) {
   Page page;
-  ++out.requests();
-  const Fetched f = fetch(env, url, Expect::json);
   if (f.failure) {
     if (optional_page && f.response.error == http::NetError::none && f.response.status == 404) return page;
     out.fail(*f.failure);
@@ -268,23 +267,33 @@ class Lobsters final : public Source {
 
   SourceResult search(const Query& q, Env& env) const override {
     ResultBuilder out(q.limit);
+    // Hottest and the tag pages are independent; newest pages form a chain on deep runs
+    // (newest is in time order: paging stops once a page reaches before the window). Both
+    // go at once; the pool is merged in the sequential order, so ranks do not depend on timing.
+    std::vector<Call> side = {{fmt::format("{}/hottest.json", kBase)}};
+    for (const auto& tag : tags_named(q)) side.push_back({fmt::format("{}/t/{}.json", kBase, tag_slug(tag))});
+    std::vector<Fetched> side_answers;
+    std::vector<Fetched> newest;  // newest.json, then pages 2.. on deep runs
+    core::parallel_for(2, 2, [&](std::size_t k) {
+      if (k == 0) {
+        side_answers = fetch_concurrently(env, std::move(side));
+        return;
+      }
+      newest.push_back(fetch(env, fmt::format("{}/newest.json", kBase), Expect::json));
+      if (q.depth != model::Depth::deep) return;
+      for (int p = 2; p <= kDeepNewestPages; ++p) {
+        ResultBuilder scratch(q.limit);  // only to read the previous page; counted below
+        const Page last = read_page(newest.back(), false, scratch);
+        if (!last.fetched || reaches_before(last, q.window) || last.stories.empty()) break;
+        newest.push_back(fetch(env, fmt::format("{}/newest/page/{}.json", kBase, p), Expect::json));
+      }
+    });
+    out.requests() += sent_count(side_answers) + static_cast<int>(newest.size());
     std::vector<Story> pool;
     std::set<std::string> seen;
-    merge(read_page(env, fmt::format("{}/hottest.json", kBase), false, out), pool, seen);
-    Page newest = read_page(env, fmt::format("{}/newest.json", kBase), false, out);
-    bool older_than_window = reaches_before(newest, q.window);
-    merge(std::move(newest), pool, seen);
-    if (q.depth == model::Depth::deep) {
-      // Newest is in time order: stop paging once a page reaches before the window.
-      for (int p = 2; p <= kDeepNewestPages && !older_than_window; ++p) {
-        Page page = read_page(env, fmt::format("{}/newest/page/{}.json", kBase, p), false, out);
-        if (!page.fetched) break;
-        older_than_window = reaches_before(page, q.window) || page.stories.empty();
-        merge(std::move(page), pool, seen);
-      }
-    }
-    for (const auto& tag : tags_named(q))
-      merge(read_page(env, fmt::format("{}/t/{}.json", kBase, tag_slug(tag)), true, out), pool, seen);
+    merge(read_page(side_answers[0], false, out), pool, seen);
+    for (const auto& page : newest) merge(read_page(page, false, out), pool, seen);
+    for (std::size_t t = 1; t < side_answers.size(); ++t) merge(read_page(side_answers[t], true, out), pool, seen);
 
     for (std::size_t i = 0; i < q.sub_queries.size(); ++i) {
       int rank = 0;
@@ -333,7 +342,8 @@ class Lobsters final : public Source {
     ResultBuilder out(q.limit);
     std::vector<Story> pool;
     std::set<std::string> seen;
-    merge(read_page(env, fmt::format("{}/hottest.json", kBase), false, out), pool, seen);
+    ++out.requests();
+    merge(read_page(fetch(env, fmt::format("{}/hottest.json", kBase), Expect::json), false, out), pool, seen);
     int rank = 0;
     for (const auto& s : pool) {
       if (rank >= q.limit) break;

@@ -291,12 +291,13 @@ class Polymarket final : public Source {
 
   SourceResult search(const Query& q, Env& env) const override {
     ResultBuilder out(clamp_limit(q.limit));
-    for (std::size_t i = 0; i < q.sub_queries.size(); ++i) {
-      const std::string url = fmt::format("{}/public-search?q={}&events_status=active&limit_per_type={}", kBase,
-                                          core::url_encode(q.sub_queries[i].text), clamp_limit(q.limit));
-      ++out.requests();
-      collect(fetch(env, url, Expect::json), static_cast<int>(i), out);
-    }
+    std::vector<Call> calls;
+    for (const auto& sq : q.sub_queries)
+      calls.push_back({fmt::format("{}/public-search?q={}&events_status=active&limit_per_type={}", kBase,
+                                   core::url_encode(sq.text), clamp_limit(q.limit))});
+    const auto fetched = fetch_concurrently(env, std::move(calls));
+    out.requests() += sent_count(fetched);
+    for (std::size_t i = 0; i < fetched.size(); ++i) collect(fetched[i], static_cast<int>(i), out);
     return out.finish();
   }
 

@@ -105,6 +105,48 @@ std::optional<model::Comment> parse_answer(const json& a) {
   return c;
 }
 
+// One search answer: its document or failure, and whether the API said to stop asking
+// (throttled, key rejected, told to back off, daily quota spent).
+struct Answer {
+  std::optional<json> doc;  // holds an 'items' array when there is no failure
+  std::optional<Failure> failure;
+  bool stop = false;
+  std::string stop_reason;
+  bool quota_gone = false;
+};
+
+Answer read(const Fetched& f) {
+  Answer a;
+  Failure bad{};
+  if (f.response.error == http::NetError::none && !f.response.body.empty()) a.doc = parse_json(f.response.body, &bad);
+  // Errors come as HTTP 400/403/502 with a JSON wrapper that says more than the status.
+  if (a.doc)
+    if (auto err = error_wrapper(*a.doc)) a.failure = *err;
+  if (!a.failure && f.failure) a.failure = *f.failure;
+  if (a.failure) {
+    // Throttled or key rejected: every further request would fail the same way.
+    if (hopeless(*a.failure)) a.stop = true, a.stop_reason = a.failure->reason;
+    return a;
+  }
+  if (!a.doc) {
+    a.failure = bad;
+    return a;
+  }
+  if (items_of(*a.doc) == nullptr) {
+    a.failure = Failure{SourceState::schema_drift, "answer has no 'items' array"};
+    return a;
+  }
+  if (auto backoff = num(*a.doc, "backoff"); backoff && *backoff > 0) {
+    a.stop = true;
+    a.stop_reason = fmt::format("asked to back off {} s", static_cast<long long>(std::ceil(std::min(*backoff, 1e6))));
+  } else if (auto left = num(*a.doc, "quota_remaining"); left && *left <= 0) {
+    a.stop = true;
+    a.stop_reason = "daily request quota used up (quota_remaining 0)";
+    a.quota_gone = true;
+  }
+  return a;
+}
+
 class StackExchange final : public Source {
  public:
   std::string_view id() const override { return "stackexchange"; }
@@ -122,67 +164,40 @@ class StackExchange final : public Source {
     const int pagesize = std::clamp(q.limit, 1, 100);
     ResultBuilder out(pagesize);
     const auto key = env.config.get("STACKEXCHANGE_KEY");
+    std::vector<Call> calls;
+    for (const auto& sq : q.sub_queries) {
+      std::string url = fmt::format(
+          "{}/search/advanced?order=desc&sort=relevance&q={}&fromdate={}&todate={}&site={}&pagesize={}&filter=withbody",
+          kBase, core::url_encode(sq.text), q.window.from, q.window.to, kSite, pagesize);
+      if (key && !key->empty()) url += "&key=" + core::url_encode(*key);
+      calls.push_back({std::move(url)});
+    }
+    const auto fetched = fetch_concurrently(env, std::move(calls), 6, [](const Fetched& f) { return read(f).stop; });
+    out.requests() += sent_count(fetched);
     std::string stop_reason;  // set once the API tells us to stop asking
     std::size_t unasked = 0;
     bool quota_gone = false;
-
-    for (std::size_t i = 0; i < q.sub_queries.size(); ++i) {
-      if (!stop_reason.empty()) {
-        unasked = q.sub_queries.size() - i;
+    for (std::size_t i = 0; i < fetched.size(); ++i) {
+      if (fetched[i].dropped) {
+        unasked = fetched.size() - i;
         break;
       }
-      std::string url = fmt::format(
-          "{}/search/advanced?order=desc&sort=relevance&q={}&fromdate={}&todate={}&site={}&pagesize={}&filter=withbody",
-          kBase, core::url_encode(q.sub_queries[i].text), q.window.from, q.window.to, kSite, pagesize);
-      if (key && !key->empty()) url += "&key=" + core::url_encode(*key);
-      ++out.requests();
-      const Fetched f = fetch(env, url, Expect::json);
-
-      Failure bad{};
-      std::optional<json> doc;
-      if (f.response.error == http::NetError::none && !f.response.body.empty()) doc = parse_json(f.response.body, &bad);
-      // Errors come as HTTP 400/403/502 with a JSON wrapper that says more than the status.
-      if (doc) {
-        if (auto err = error_wrapper(*doc)) {
-          out.fail(*err);
-          // Throttled or key rejected: every further request would fail the same way.
-          if (err->state == SourceState::rate_limited || err->state == SourceState::auth_failed)
-            stop_reason = err->reason;
-          continue;
-        }
-      }
-      if (f.failure) {
-        out.fail(*f.failure);
-        if (f.failure->state == SourceState::rate_limited || f.failure->state == SourceState::auth_failed)
-          stop_reason = f.failure->reason;
-        continue;
-      }
-      if (!doc) {
-        out.fail(bad);
-        continue;
-      }
-      const json* items = items_of(*doc);
-      if (items == nullptr) {
-        out.fail({SourceState::schema_drift, "answer has no 'items' array"});
+      Answer a = read(fetched[i]);
+      if (a.stop) stop_reason = a.stop_reason, quota_gone = a.quota_gone;
+      if (a.failure) {
+        out.fail(*a.failure);
         continue;
       }
       out.succeed();
       int rank = 0;
-      for (const auto& it : *items)
+      for (const auto& it : *items_of(*a.doc))
         if (auto item = parse_question(it, kSite)) out.add(std::move(*item), static_cast<int>(i), rank++);
-
-      if (auto backoff = num(*doc, "backoff"); backoff && *backoff > 0) {
-        stop_reason = fmt::format("asked to back off {} s", static_cast<long long>(std::ceil(std::min(*backoff, 1e6))));
-      } else if (auto left = num(*doc, "quota_remaining"); left && *left <= 0) {
-        stop_reason = "daily request quota used up (quota_remaining 0)";
-        quota_gone = true;
-      }
     }
 
     SourceResult result = out.finish();
     if (unasked > 0 && (result.state == SourceState::ok || result.state == SourceState::no_results ||
                         result.state == SourceState::partial)) {
-      std::string why = fmt::format("{}; {} of {} sub-queries not asked", stop_reason, unasked, q.sub_queries.size());
+      std::string why = fmt::format("{}; {} of {} sub-queries left out", stop_reason, unasked, q.sub_queries.size());
       if (result.state == SourceState::partial) why += "; " + result.reason;
       // Out of quota with nothing found: the search could not be made, not "nothing matched".
       result.state = quota_gone && result.items.empty() ? SourceState::rate_limited : SourceState::partial;

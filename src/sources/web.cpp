@@ -227,23 +227,28 @@ class Web final : public Source {
     const core::UnixSeconds now = clock_of(q.now);
     const auto key = setting(env.config, "BRAVE_API_KEY");
     const std::size_t asked = key ? std::min<std::size_t>(q.sub_queries.size(), kMaxBraveRequests) : q.sub_queries.size();
+    std::vector<Call> calls;
     for (std::size_t i = 0; i < asked; ++i) {
       const std::string text = core::url_encode(q.sub_queries[i].text);
-      std::string url;
-      std::vector<http::Header> headers;
-      if (key) {
-        url = fmt::format("{}?q={}&count={}&freshness={}to{}&text_decorations=false", kBrave, text,
-                          std::clamp(q.limit, 1, 20), core::format_date(q.window.from), core::format_date(q.window.to));
-        headers = {{"X-Subscription-Token", *key}, {"Accept", "application/json"}};
-      } else {
-        url = fmt::format("{}/search?q={}&format=json&time_range={}", *searxng_base(env.config), text, time_range(q.window));
-      }
-      ++out.requests();
-      const Fetched f = fetch(env, url, Expect::json, headers);
+      if (key)
+        calls.push_back({fmt::format("{}?q={}&count={}&freshness={}to{}&text_decorations=false", kBrave, text,
+                                     std::clamp(q.limit, 1, 20), core::format_date(q.window.from), core::format_date(q.window.to)),
+                         Expect::json,
+                         {{"X-Subscription-Token", *key}, {"Accept", "application/json"}}});
+      else
+        calls.push_back({fmt::format("{}/search?q={}&format=json&time_range={}", *searxng_base(env.config), text, time_range(q.window))});
+    }
+    const bool brave = key.has_value();
+    auto why_failed = [brave](const Fetched& f) { return brave ? explain_brave(f) : explain_searxng(f); };
+    // Together (the HTTP client spaces Brave's requests a second apart); a rejected key or a
+    // spent limit drops the rest.
+    const auto fetched = fetch_concurrently(env, std::move(calls), 6,
+                                            [&](const Fetched& f) { return f.failure && hopeless(why_failed(f)); });
+    out.requests() += sent_count(fetched);
+    for (std::size_t i = 0; i < fetched.size() && !fetched[i].dropped; ++i) {
+      const Fetched& f = fetched[i];
       if (f.failure) {
-        Failure why = key ? explain_brave(f) : explain_searxng(f);
-        out.fail(why);
-        if (why.state == SourceState::auth_failed || why.state == SourceState::rate_limited) break;
+        out.fail(why_failed(f));
         continue;
       }
       std::vector<model::Item> items;

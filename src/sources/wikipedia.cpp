@@ -144,12 +144,10 @@ std::string attention_line(const Attention& a, int days) {
 int span_days(const model::Window& w) { return static_cast<int>((w.to + 1 - w.from) / kDay); }
 
 // One article's daily views over the window and the equal span before it.
-Fetched fetch_daily(Env& env, std::string_view article, const model::Window& w) {
+std::string daily_url(std::string_view article, const model::Window& w) {
   const auto span = static_cast<core::UnixSeconds>(span_days(w)) * kDay;
-  return fetch(env,
-               fmt::format("{}/per-article/{}/all-access/user/{}/daily/{}/{}", kPageviews, kProject,
-                           core::url_encode(article), compact_date(w.from - span), compact_date(w.to)),
-               Expect::json);
+  return fmt::format("{}/per-article/{}/all-access/user/{}/daily/{}/{}", kPageviews, kProject, core::url_encode(article),
+                     compact_date(w.from - span), compact_date(w.to));
 }
 
 void set_attention(model::Item& item, const Attention& a, int days) {
@@ -212,7 +210,7 @@ class Wikipedia final : public Source {
     }
 
     ++out.requests();
-    const Fetched daily = fetch_daily(env, canonical, q.window);
+    const Fetched daily = fetch(env, daily_url(canonical, q.window), Expect::json);
     if (daily.response.transport_ok() && daily.response.status == 404) {
       SourceResult r = out.finish();
       r.state = SourceState::no_results;
@@ -257,21 +255,39 @@ class Wikipedia final : public Source {
       core::UnixSeconds best_day = 0;
     };
     std::map<std::string, Seen> seen;
-    int days_read = 0;
-    bool newest = true;
-    for (core::UnixSeconds day = std::min(core::start_of_day(q.window.to), today - kDay);
-         day >= q.window.from && days_read < kMaxListingDays; day -= kDay) {
-      ++out.requests();
-      const Fetched f = fetch(env, fmt::format("{}/top/{}/all-access/{}", kPageviews, kProject, slashed_date(day)), Expect::json);
-      const bool unpublished = f.response.transport_ok() && f.response.status == 404;
-      if (unpublished && newest) {  // a day's list appears some hours after it ends
-        newest = false;
-        continue;
+    // The days' lists go together. A day's list appears some hours after it ends: when the
+    // newest is not out yet it is skipped and one more day is read, as a day-by-day loop would.
+    const core::UnixSeconds first_day = std::min(core::start_of_day(q.window.to), today - kDay);
+    auto days_from = [&](core::UnixSeconds from, int count) {
+      std::vector<core::UnixSeconds> days;
+      for (core::UnixSeconds day = from; day >= q.window.from && static_cast<int>(days.size()) < count; day -= kDay)
+        days.push_back(day);
+      return days;
+    };
+    auto top_lists = [&](const std::vector<core::UnixSeconds>& days) {
+      std::vector<Call> calls;
+      for (const auto day : days) calls.push_back({fmt::format("{}/top/{}/all-access/{}", kPageviews, kProject, slashed_date(day))});
+      auto fetched = fetch_concurrently(env, std::move(calls));
+      out.requests() += sent_count(fetched);
+      return fetched;
+    };
+    std::vector<core::UnixSeconds> days = days_from(first_day, kMaxListingDays);
+    std::vector<Fetched> lists = top_lists(days);
+    const auto unpublished = [](const Fetched& f) { return f.response.transport_ok() && f.response.status == 404; };
+    if (!lists.empty() && unpublished(lists.front())) {
+      days.erase(days.begin());
+      lists.erase(lists.begin());
+      const auto more = days_from(first_day - kMaxListingDays * kDay, 1);
+      if (!more.empty()) {
+        days.push_back(more.front());
+        lists.push_back(std::move(top_lists(more).front()));
       }
-      newest = false;
-      ++days_read;
+    }
+    for (std::size_t d = 0; d < lists.size(); ++d) {
+      const Fetched& f = lists[d];
+      const core::UnixSeconds day = days[d];
       if (f.failure) {
-        out.fail(unpublished ? Failure{SourceState::error, "no top list for " + core::format_date(day)} : *f.failure);
+        out.fail(unpublished(f) ? Failure{SourceState::error, "no top list for " + core::format_date(day)} : *f.failure);
         continue;
       }
       Failure bad{};
@@ -301,9 +317,24 @@ class Wikipedia final : public Source {
     if (ranked.size() > static_cast<std::size_t>(std::max(q.limit, 1))) ranked.resize(static_cast<std::size_t>(std::max(q.limit, 1)));
 
     const model::Window measured{std::max(q.window.from, today - kMaxListingDays * kDay), today - 1, kMaxListingDays};
+    // The leaders' daily views, together; the first that cannot be read stops the measuring
+    // (the ones after it keep their top-list numbers).
+    auto measure = [&measured](const Fetched& daily, Attention& a) {
+      std::optional<Failure> why = daily.failure;
+      if (!why) why = read_daily(daily.response.body, measured, a);
+      return why;
+    };
+    std::vector<Call> measures;
+    for (std::size_t i = 0; i < ranked.size() && i < kMeasured; ++i) measures.push_back({daily_url(ranked[i].first, measured)});
+    const auto dailies = fetch_concurrently(env, std::move(measures), 6, [&](const Fetched& f) {
+      Attention scratch;
+      return measure(f, scratch).has_value();
+    });
+    out.requests() += sent_count(dailies);
     std::string measure_failure;
     for (std::size_t i = 0; i < ranked.size(); ++i) {
-      const auto& [title, s] = ranked[i];
+      const std::string& title = ranked[i].first;
+      const Seen& s = ranked[i].second;
       model::Item item;
       item.id = "wikipedia:" + title;
       item.source = "wikipedia";
@@ -313,13 +344,9 @@ class Wikipedia final : public Source {
       item.published_at = s.best_day;
       engage(item, "views", s.views);
       item.snippet = fmt::format("among the most-read articles on {} (peak {} views)", core::format_date(s.best_day), human(s.best));
-      if (i < kMeasured && measure_failure.empty()) {
-        ++out.requests();
-        const Fetched daily = fetch_daily(env, title, measured);
+      if (i < dailies.size() && !dailies[i].dropped) {
         Attention a;
-        std::optional<Failure> why = daily.failure;
-        if (!why) why = read_daily(daily.response.body, measured, a);
-        if (why) measure_failure = why->reason;  // keep the top-list numbers; stop measuring
+        if (auto why = measure(dailies[i], a)) measure_failure = why->reason;  // keep the top-list numbers
         else if (a.window_views > 0) set_attention(item, a, span_days(measured));
       }
       out.add(std::move(item), 0, static_cast<int>(i));

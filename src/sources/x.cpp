@@ -1,8 +1,9 @@
 // X through API v2 recent search (api.x.com/2/tweets/search/recent) with X_BEARER_TOKEN.
 // Recent search reaches 7 days back: a start_time older than that is never sent, and a
 // window wholly older sends nothing. Few requests (small plans allow a handful per 15
-// minutes): at most kMaxRequests, none after the rate limit says 0 remain, and a 429 is
-// reported with its reset time, never retried.
+// minutes): at most kMaxRequests, sent together; once an answer says 0 remain (or is a
+// 429), the rest are cancelled or never sent, and a 429 is reported with its reset time,
+// never retried.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -204,42 +205,36 @@ struct Outcome {
   std::string note;  // why fewer requests were sent than sub-queries
 };
 
-// One search request into the builder. False when no further request may be sent.
-bool run_one(Env& env, const std::string& token, const std::string& query, const Span& span, int max_results,
-             std::string_view sort, int subquery, Outcome& o) {
-  const std::string url = fmt::format("{}?query={}&start_time={}&end_time={}&max_results={}&sort_order={}&{}", kSearch,
-                                      core::url_encode(query), core::format_iso8601(span.start),
-                                      core::format_iso8601(span.end), std::clamp(max_results, 10, 100), sort, kFields);
-  ++o.out.requests();
-  const Fetched f = fetch(env, url, Expect::json, {{"Authorization", "Bearer " + token}});
-  if (f.failure) {
-    const Failure why = explain(f);
-    o.out.fail(why);
-    return why.state != SourceState::rate_limited && why.state != SourceState::auth_failed;
-  }
+std::string search_url(const std::string& query, const Span& span, int max_results, std::string_view sort) {
+  return fmt::format("{}?query={}&start_time={}&end_time={}&max_results={}&sort_order={}&{}", kSearch,
+                     core::url_encode(query), core::format_iso8601(span.start), core::format_iso8601(span.end),
+                     std::clamp(max_results, 10, 100), sort, kFields);
+}
+
+bool spent(const http::Response& r) { return r.header("x-rate-limit-remaining") == std::optional<std::string>("0"); }
+
+// No request is worth sending after a rejected token, a 429 or a spent limit.
+bool last_allowed(const Fetched& f) { return f.failure ? hopeless(explain(f)) : spent(f.response); }
+
+// One search answer into the builder.
+void collect(const Fetched& f, const Span& span, int subquery, Outcome& o) {
+  if (f.failure) return o.out.fail(explain(f));
   std::vector<model::Item> items;
-  if (auto bad = parse(f.response.body, items)) {
-    o.out.fail(*bad);
-    return true;
-  }
+  if (auto bad = parse(f.response.body, items)) return o.out.fail(*bad);
   o.out.succeed();
   int rank = 0;
   for (auto& item : items) {
     if (item.published_at && (*item.published_at < span.start || *item.published_at >= span.end)) continue;
     o.out.add(std::move(item), subquery, rank++);
   }
-  if (f.response.header("x-rate-limit-remaining") == std::optional<std::string>("0")) {
-    o.note = "X rate limit reached" + reset_text(f.response);
-    return false;
-  }
-  return true;
+  if (spent(f.response)) o.note = "X rate limit reached" + reset_text(f.response);
 }
 
 SourceResult finish(Outcome& o, const Span& span, std::size_t asked, std::size_t wanted) {
   SourceResult r = o.out.finish();
   std::vector<std::string> notes;
   if (!o.note.empty() && asked < wanted) {
-    notes.push_back(fmt::format("{}: {} of {} sub-queries not asked", o.note, wanted - asked, wanted));
+    notes.push_back(fmt::format("{}: {} of {} sub-queries left out", o.note, wanted - asked, wanted));
     if (r.state == SourceState::ok) r.state = SourceState::partial;
   }
   if (span.clipped) notes.push_back(fmt::format("{}: searched from {}", kSevenDays, core::format_iso8601(span.start)));
@@ -269,12 +264,18 @@ class X final : public Source {
               0};
     Outcome o(std::clamp(q.limit, 10, 100));
     const std::size_t wanted = std::min<std::size_t>(q.sub_queries.size(), kMaxRequests);
+    const std::vector<http::Header> auth = {{"Authorization", "Bearer " + *tok}};
+    std::vector<Call> calls;
+    for (std::size_t i = 0; i < wanted; ++i)
+      calls.push_back({search_url(core::truncate_utf8(q.sub_queries[i].text, kMaxQueryBytes) + " -is:retweet", *span,
+                                  q.limit, "relevancy"),
+                       Expect::json, auth});
+    // At most kMaxRequests, each sent once, together: an answer that ends the budget drops
+    // (cancels, or never sends) the ones after it.
+    const auto fetched = fetch_concurrently(env, std::move(calls), kMaxRequests, last_allowed);
+    o.out.requests() += sent_count(fetched);
     std::size_t asked = 0;
-    for (std::size_t i = 0; i < wanted; ++i) {
-      ++asked;
-      const std::string query = core::truncate_utf8(q.sub_queries[i].text, kMaxQueryBytes) + " -is:retweet";
-      if (!run_one(env, *tok, query, *span, q.limit, "relevancy", static_cast<int>(i), o)) break;
-    }
+    for (; asked < fetched.size() && !fetched[asked].dropped; ++asked) collect(fetched[asked], *span, static_cast<int>(asked), o);
     return finish(o, *span, asked, wanted);
   }
 
@@ -296,7 +297,9 @@ class X final : public Source {
       query = "(" + terms + ") -is:retweet lang:en";
     }
     Outcome o(100);
-    run_one(env, *tok, query, *span, 100, "relevancy", 0, o);
+    ++o.out.requests();
+    collect(fetch(env, search_url(query, *span, 100, "relevancy"), Expect::json, {{"Authorization", "Bearer " + *tok}}),
+            *span, 0, o);
     return finish(o, *span, 1, 1);
   }
 

@@ -73,7 +73,6 @@ Failure explain(const Fetched& f) {
   return out;
 }
 
-bool hopeless(SourceState s) { return s == SourceState::auth_failed || s == SourceState::rate_limited; }
 
 // search.list answer into items (in rank order).
 std::optional<Failure> parse_search(const std::string& body, std::vector<model::Item>& items) {
@@ -128,17 +127,20 @@ int api_searches(model::Depth d) { return d == model::Depth::quick ? 1 : d == mo
 SourceResult api_search(const Query& q, Env& env, const std::string& key) {
   ResultBuilder out(std::clamp(q.limit, 1, 50));
   const std::size_t n = std::min<std::size_t>(q.sub_queries.size(), static_cast<std::size_t>(api_searches(q.depth)));
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::string url = fmt::format(
+  std::vector<Call> calls;
+  for (std::size_t i = 0; i < n; ++i)
+    calls.push_back({fmt::format(
         "{}/search?part=snippet&type=video&order=relevance&maxResults={}&publishedAfter={}&publishedBefore={}&q={}&key={}",
         kApi, std::clamp(q.limit, 1, 50), core::format_iso8601(q.window.from), core::format_iso8601(q.window.to + 1),
-        core::url_encode(q.sub_queries[i].text), core::url_encode(key));
-    ++out.requests();
-    const Fetched f = fetch(env, url, Expect::json);
+        core::url_encode(q.sub_queries[i].text), core::url_encode(key))});
+  // A rejected key or a spent quota drops the searches after it.
+  const auto fetched =
+      fetch_concurrently(env, std::move(calls), 6, [](const Fetched& f) { return f.failure && hopeless(explain(f)); });
+  out.requests() += sent_count(fetched);
+  for (std::size_t i = 0; i < fetched.size() && !fetched[i].dropped; ++i) {
+    const Fetched& f = fetched[i];
     if (f.failure) {
-      const Failure why = explain(f);
-      out.fail(why);
-      if (hopeless(why.state)) break;
+      out.fail(explain(f));
       continue;
     }
     std::vector<model::Item> items;
@@ -161,13 +163,17 @@ SourceResult api_search(const Query& q, Env& env, const std::string& key) {
     std::string vid = item.id.substr(8);  // after "youtube:"
     if (by_id.emplace(vid, &item).second) ids.push_back(std::move(vid));
   }
-  std::string missing;
+  // The details need the searches' video ids; their batches go together.
+  std::vector<Call> details;
   for (std::size_t start = 0; start < ids.size(); start += 50) {
     std::string joined;
     for (std::size_t i = start; i < std::min(ids.size(), start + 50); ++i) joined += (joined.empty() ? "" : ",") + ids[i];
-    ++r.requests;
-    const Fetched f = fetch(env, fmt::format("{}/videos?part=statistics,snippet&id={}&key={}", kApi, joined, core::url_encode(key)),
-                            Expect::json);
+    details.push_back({fmt::format("{}/videos?part=statistics,snippet&id={}&key={}", kApi, joined, core::url_encode(key))});
+  }
+  const auto answers = fetch_concurrently(env, std::move(details));
+  r.requests += sent_count(answers);
+  std::string missing;
+  for (const auto& f : answers) {
     std::optional<Failure> why = f.failure ? std::optional<Failure>(explain(f)) : merge_videos(f.response.body, by_id);
     if (why) missing = why->reason;
   }

@@ -1,5 +1,8 @@
 #include "fixture_fetcher.hpp"
 
+#include <chrono>
+#include <thread>
+
 #include "core/time.hpp"
 
 namespace testing_support {
@@ -26,7 +29,46 @@ FixtureFetcher& FixtureFetcher::on_error(std::string url_contains, http::NetErro
   return on(std::move(url_contains), std::move(r));
 }
 
+FixtureFetcher& FixtureFetcher::hold(std::string url_contains, std::string except_containing) {
+  std::lock_guard lock(mu_);
+  held_.emplace_back(std::move(url_contains), std::move(except_containing));
+  return *this;
+}
+
+int FixtureFetcher::cancelled() const {
+  std::lock_guard lock(mu_);
+  return cancelled_;
+}
+
+int FixtureFetcher::answered() const {
+  std::lock_guard lock(mu_);
+  return static_cast<int>(requests_.size()) - cancelled_;
+}
+
 http::Response FixtureFetcher::get(const http::Request& request) {
+  bool held = false;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [in, unless] : held_)
+      held = held || (request.url.find(in) != std::string::npos &&
+                      (unless.empty() || request.url.find(unless) == std::string::npos));
+  }
+  if (held) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    ++holding_;
+    while (!request.stop.stop_requested() && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    --holding_;
+    if (request.stop.stop_requested()) {
+      std::lock_guard lock(mu_);
+      requests_.push_back(request);
+      ++cancelled_;
+      http::Response r;
+      r.error = http::NetError::cancelled;
+      r.error_detail = "cancelled in flight";
+      return r;
+    }
+  }
   std::lock_guard lock(mu_);
   requests_.push_back(request);
   for (auto& [needle, response] : routes_) {

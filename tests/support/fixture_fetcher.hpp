@@ -1,5 +1,6 @@
 #pragma once
 // In-memory Fetcher for source tests: answers by URL substring, records what was asked.
+#include <atomic>
 #include <mutex>
 #include <optional>
 #include <string_view>
@@ -17,6 +18,13 @@ class FixtureFetcher : public sources::Fetcher {
   FixtureFetcher& on_body(std::string url_contains, std::string body, std::string content_type = "application/json",
                           long status = 200);
   FixtureFetcher& on_error(std::string url_contains, http::NetError error);
+  // Requests whose URL contains this stay unanswered until their stop token fires, then end
+  // cancelled as the HTTP client's would (after 10 s they answer from the routes): a
+  // request still in flight when a source gives up.
+  FixtureFetcher& hold(std::string url_contains, std::string except_containing = "");
+  int cancelled() const;  // held requests that ended by their stop token
+  int answered() const;   // requests that got an answer (not cancelled)
+  int holding() const { return holding_.load(); }  // held requests waiting right now
   http::Response get(const http::Request& request) override;
   std::vector<std::string> urls() const;
   // Every request as sent (method, headers, body), in order.
@@ -27,6 +35,9 @@ class FixtureFetcher : public sources::Fetcher {
   mutable std::mutex mu_;
   std::vector<std::pair<std::string, http::Response>> routes_;
   std::vector<http::Request> requests_;
+  std::vector<std::pair<std::string, std::string>> held_;  // url contains, unless it contains
+  int cancelled_ = 0;
+  std::atomic<int> holding_{0};
 };
 
 // A source Env over a fetcher with an empty config and a far deadline.
