@@ -24,6 +24,9 @@ struct RunContext {
   std::shared_ptr<http::Client> client;
   persist::Output* output = nullptr;  // stdout or --output, opened before any request
   discover::SubRun subrun = discover::research_subrun;  // only a test build changes it (cli::TestSeams)
+  // The sources' HTTP session (sources::Fetcher::session) shared by discovery's listings
+  // and sub-runs: one Bluesky login, one Reddit token.
+  std::uint64_t http_session = sources::Fetcher::new_session();
 };
 
 // How a run is watched and stopped from outside (the terminal progress, an MCP call).

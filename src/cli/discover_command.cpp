@@ -54,6 +54,7 @@ discover::EnrichPlan make_plan(const Options& o, const RunContext& ctx, discover
   plan.sources = std::move(srcs);
   plan.config = std::make_shared<const core::Config>(ctx.config);
   plan.client = ctx.client;
+  plan.http_session = ctx.http_session;
   plan.run = ctx.subrun;
   return plan;
 }
@@ -93,7 +94,7 @@ int deliver(const Options& o, RunContext& ctx, const model::DiscoveryReport& r, 
 
 discover::Nominations run_nominations(const Options& o, const RunContext& ctx, const model::Window& window,
                                       const RunHooks& hooks = {}) {
-  pipeline::ClientFetcher fetcher(ctx.client);
+  pipeline::ClientFetcher fetcher(ctx.client, ctx.http_session);
   const auto budget = o.timeout_seconds ? core::millis_from_seconds(*o.timeout_seconds) : core::Millis(25000);
   const pipeline::ResearchEnv env{ctx.config, fetcher, core::Deadline::in(budget), hooks.stop, hooks.on_source};
   core::log::progress("nominating from listings{}", o.domain.empty() ? "" : " in " + o.domain);

@@ -102,6 +102,7 @@ model::DiscoveryReport enrich_and_select(std::vector<model::Topic> topics, const
     ctx.sources = plan.sources;
     ctx.config = plan.config;
     ctx.client = plan.client;
+    ctx.http_session = plan.http_session;
     tasks.push_back(std::move(ctx));
   }
   BatchOptions opts;

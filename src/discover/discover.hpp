@@ -29,6 +29,7 @@ struct EnrichPlan {
   std::vector<const sources::Source*> sources;  // every source the user allowed
   std::shared_ptr<const core::Config> config;
   std::shared_ptr<http::Client> client;
+  std::uint64_t http_session = 0;  // the listings' (sources::Fetcher::session): one login for all
   SubRun run = research_subrun;
   std::stop_token stop;          // the caller's cancellation, as well as the budget
   TopicHook on_topic = nullptr;  // progress: see enrich.hpp for when it is called

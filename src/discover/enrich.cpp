@@ -194,7 +194,7 @@ BatchResult enrich_batch(std::vector<SubRunContext> tasks, SubRun run, const Bat
 }
 
 model::Report research_subrun(const SubRunContext& ctx, std::stop_token stop) {
-  pipeline::ClientFetcher fetcher(ctx.client);
+  pipeline::ClientFetcher fetcher(ctx.client, ctx.http_session);
   pipeline::ResearchSpec spec;
   spec.topic = ctx.topic;
   spec.depth = ctx.depth;

@@ -66,6 +66,7 @@ struct SubRunContext {
   std::vector<const sources::Source*> sources;  // the registry's, alive for the process
   std::shared_ptr<const core::Config> config;
   std::shared_ptr<http::Client> client;          // a straggler keeps the client alive
+  std::uint64_t http_session = 0;                // sources::Fetcher::session (0 = its own)
   core::Deadline deadline = core::Deadline::never();  // set by the batch: its own deadline
 };
 using SubRun = model::Report (*)(const SubRunContext&, std::stop_token);

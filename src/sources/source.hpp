@@ -22,7 +22,10 @@ namespace sources {
 // Thread-safe: get() may be called from several threads.
 class Fetcher {
  public:
-  Fetcher() : session_(next_session()) {}
+  Fetcher() : session_(new_session()) {}
+  // A Fetcher in an existing session (0 = a new one): discovery's sub-runs share their
+  // discovery's, so they log in once between them.
+  explicit Fetcher(std::uint64_t session) : session_(session ? session : new_session()) {}
   virtual ~Fetcher() = default;
   virtual http::Response get(const http::Request& request) = 0;
   // True under --replay: only recorded HTTP answers exist, so a source must not reach
@@ -33,11 +36,12 @@ class Fetcher {
   // token shared by a run's searches and comments, or a comparison's entities) is keyed by it.
   std::uint64_t session() const { return session_; }
 
- private:
-  static std::uint64_t next_session() {
+  static std::uint64_t new_session() {
     static std::atomic<std::uint64_t> n{0};
     return ++n;
   }
+
+ private:
   std::uint64_t session_;
 };
 
