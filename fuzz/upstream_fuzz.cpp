@@ -99,6 +99,8 @@ void run_source(const sources::Source& src, std::string_view body, std::uint8_t 
     config.set_override("REDDIT_CLIENT_SECRET", "fuzz-secret");
     config.set_override("GITHUB_TOKEN", "fuzz-token");
     config.set_override("STACKEXCHANGE_KEY", "fuzz-key");
+    config.set_override("BSKY_HANDLE", "fuzz.bsky.social");
+    config.set_override("BSKY_APP_PASSWORD", "fuzz-app-password");  // the one body is the session and the answer
     config.set_override("X_BEARER_TOKEN", "fuzz-bearer");
     config.set_override("YOUTUBE_API_KEY", "fuzz-youtube-key");
     config.set_override(flags & 0x80 ? "SEARXNG_URL" : "BRAVE_API_KEY", flags & 0x80 ? "https://searx.fuzz" : "fuzz-brave-key");

@@ -14,6 +14,7 @@ namespace sources {
   X(arxiv)             \
   X(lobsters)          \
   X(stackexchange)     \
+  X(bluesky)           \
   X(x)                 \
   X(youtube)           \
   X(web)               \

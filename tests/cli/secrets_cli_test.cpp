@@ -23,11 +23,14 @@ const std::string kSeKey = "se/K3y+ZQ 9=echo";  // percent-encoded on the wire
 const std::string kRedditId = "rdt-id-ZQ4echo";
 const std::string kRedditSecret = "rdt-secret-ZQ5echo";
 const std::string kRuntimeToken = "rt-token-ZQ6echo-abcdef0123";  // obtained at run time
+const std::string kBskyPassword = "bsky-pass-ZQ8echo";
+const std::string kBskyAccess = "eyJZQ9acc.echoAccessJwt.sigBsky0";  // session tokens, obtained at run time
+const std::string kBskyRefresh = "eyJZQ9ref.echoRefreshJwt.sigBsky1";
 
 // Every form a secret may take on the way out, and the 8-byte prefixes a cut would leave.
 std::vector<std::string> forbidden() {
   std::vector<std::string> out{kGithubToken, kSeKey, core::url_encode(kSeKey), kRedditId, kRedditSecret, kRuntimeToken,
-                               core::base64_encode(kRedditId + ":" + kRedditSecret)};
+                               core::base64_encode(kRedditId + ":" + kRedditSecret), kBskyPassword, kBskyAccess, kBskyRefresh};
   const std::size_t n = out.size();
   for (std::size_t i = 0; i < n; ++i) out.push_back(out[i].substr(0, 8));
   return out;
@@ -75,6 +78,14 @@ json reddit_child(const std::string& title, int id) {
                     {"num_comments", 20}, {"upvote_ratio", 0.9}, {"selftext", title}}}};
 }
 
+json bsky_post(const std::string& text, int id) {
+  const std::string rkey = "3m7echo" + std::to_string(id);
+  return {{"uri", "at://did:plc:echo5zd2wq7h3nrmgkdl3ls/app.bsky.feed.post/" + rkey},
+          {"author", {{"did", "did:plc:echo5zd2wq7h3nrmgkdl3ls"}, {"handle", "echo.bsky.social"}}},
+          {"record", {{"$type", "app.bsky.feed.post"}, {"text", text}, {"createdAt", "2026-11-21T08:12:00Z"}}},
+          {"indexedAt", "2026-11-21T08:12:01Z"}, {"likeCount", 50 + id}, {"repostCount", 2}};
+}
+
 // The echoing upstream: GitHub, Stack Exchange and Reddit answer in their real formats
 // with the request itself as the content; Reddit's listing also echoes every earlier
 // request, the Basic-authenticated token request included.
@@ -89,6 +100,8 @@ class EchoScenario {
     e["STACKEXCHANGE_KEY"] = kSeKey;
     e["REDDIT_CLIENT_ID"] = kRedditId;
     e["REDDIT_CLIENT_SECRET"] = kRedditSecret;
+    e["BSKY_HANDLE"] = kGoodBskyHandle;
+    e["BSKY_APP_PASSWORD"] = kBskyPassword;
     return e;
   }
   Scenario& scenario() { return scenario_; }
@@ -104,6 +117,23 @@ class EchoScenario {
     const std::string e = echo(r);
     if (r.path == "/reddit/api/v1/access_token")
       return FakeReply::json(json{{"access_token", kRuntimeToken}, {"token_type", "bearer"}, {"expires_in", 86400}}.dump());
+    // Bluesky: a session whose tokens the search then carries, and a search answer that
+    // echoes the request (its Authorization header) and every earlier one (the login's
+    // password) into post texts.
+    if (r.path == "/bsky/xrpc/com.atproto.server.createSession") {
+      auto session = json::parse(fixture("e2e/bluesky_session.json"));
+      session["accessJwt"] = kBskyAccess;
+      session["refreshJwt"] = kBskyRefresh;
+      return FakeReply::json(session.dump());
+    }
+    if (r.path.rfind("/pds/xrpc/app.bsky.feed.searchPosts", 0) == 0) {
+      json posts = json::array();
+      int id = 0;
+      for (const auto& text : before) posts.push_back(bsky_post("tokio runtime " + text, ++id));
+      posts.push_back(bsky_post("tokio runtime " + e, ++id));
+      posts.push_back(bsky_post(cut_inside(e), ++id));
+      return FakeReply::json(json{{"posts", posts}}.dump());
+    }
     if (r.path.rfind("/reddit-oauth/", 0) == 0) {
       json children = json::array();
       int id = 0;
@@ -147,7 +177,7 @@ void expect_no_secret(const std::string& where, const std::string& text) {
 TEST(SecretsCli, AnEchoingUpstreamCannotMakeAnyOutputLeakACredential) {
   EchoScenario echo_world;
   const auto env = echo_world.env();
-  const std::vector<std::string> base = {"tokio runtime", "--as-of", "2026-11-29", "--search", "github,stackexchange,reddit"};
+  const std::vector<std::string> base = {"tokio runtime", "--as-of", "2026-11-29", "--search", "github,stackexchange,reddit,bluesky"};
 
   TempDir save, cassette, out;
   auto args = base;
@@ -159,7 +189,10 @@ TEST(SecretsCli, AnEchoingUpstreamCannotMakeAnyOutputLeakACredential) {
   // The test can fail: the echoes did reach the brief, and were redacted there.
   EXPECT_NE(brief.find("authorization="), std::string::npos) << brief.substr(0, 2000);
   EXPECT_NE(brief.find("[redacted]"), std::string::npos);
-  EXPECT_EQ(json::parse(brief.substr(brief.find('\n') + 1))["source_status"]["reddit"]["state"], "ok") << "OAuth path taken";
+  const auto status = json::parse(brief.substr(brief.find('\n') + 1))["source_status"];
+  EXPECT_EQ(status["reddit"]["state"], "ok") << "OAuth path taken";
+  EXPECT_EQ(status["bluesky"]["state"], "ok") << "Bluesky session taken";
+  EXPECT_NE(brief.find("bsky.app/profile/echo.bsky.social"), std::string::npos) << "the echoing posts reached the brief";
   expect_no_secret("--output", brief);
   expect_no_secret("--save", slurp_dir(save));
   expect_no_secret("--record", slurp_dir(cassette));

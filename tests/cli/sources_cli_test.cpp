@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <set>
 
 #include "core/text.hpp"
@@ -58,7 +59,8 @@ TEST(SourcesCli, WithoutCredentialsEachIsSkippedNamingWhatToSet) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = parse_stdout(r);
   const auto& st = j["source_status"];
-  const std::map<std::string, std::string> want = {{"x", "X_BEARER_TOKEN"},
+  const std::map<std::string, std::string> want = {{"bluesky", "set BSKY_HANDLE and BSKY_APP_PASSWORD"},
+                                                   {"x", "X_BEARER_TOKEN"},
                                                    {"youtube", "YOUTUBE_API_KEY or install yt-dlp"},
                                                    {"web", "BRAVE_API_KEY or SEARXNG_URL"}};
   for (const auto& [id, says] : want) {
@@ -75,10 +77,10 @@ TEST(SourcesCli, WithoutCredentialsEachIsSkippedNamingWhatToSet) {
 
 TEST(SourcesCli, CredentialedSourcesAnswerInTheirRealFormats) {
   Scenario s;
-  auto r = run_last30days(with(kArgs, {"--search", "youtube,web,hn"}), good(s.env()));
+  auto r = run_last30days(with(kArgs, {"--search", "bluesky,youtube,web,hn"}), good(s.env()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = parse_stdout(r);
-  for (const char* id : {"youtube", "web", "hackernews"})
+  for (const char* id : {"bluesky", "youtube", "web", "hackernews"})
     EXPECT_EQ(j["source_status"][id]["state"], "ok") << id << ": " << j["source_status"][id];
 
   const json* video = item_with_url(j, "youtube.com/watch?v=tok2runtime");
@@ -87,12 +89,21 @@ TEST(SourcesCli, CredentialedSourcesAnswerInTheirRealFormats) {
   EXPECT_EQ(video->at("engagement")["views"], 48211);
   EXPECT_EQ(video->at("engagement")["comments"], 188);
 
-  // The Tokio announcement: Hacker News and the web result are one story.
+  // Bluesky: one login on bsky.social, the search on the PDS its DID document names.
+  EXPECT_EQ(s.requests_starting("/bsky/xrpc/com.atproto.server.createSession"), 1);
+  EXPECT_EQ(s.requests_starting("/pds/xrpc/app.bsky.feed.searchPosts"), s.requests_under("/pds"));
+  EXPECT_GE(s.requests_under("/pds"), 1);
+  const json* post = item_with_url(j, "bsky.app/profile/jess.dev/post/3m6btokioq2f");
+  ASSERT_NE(post, nullptr) << r.out;
+  EXPECT_TRUE(post->at("engagement")["likeCount"].is_number());
+  EXPECT_EQ(post->at("author"), "jess.dev");
+
+  // The Tokio announcement: Hacker News, the Bluesky post sharing it and the web result are one story.
   const json* tokio = item_with_url(j, "tokio.rs/blog/2026-11-tokio-2-0");
   ASSERT_NE(tokio, nullptr);
   std::set<std::string> seen{tokio->at("source").get<std::string>()};
   for (const auto& s2 : tokio->at("also_seen")) seen.insert(s2["source"]);
-  EXPECT_TRUE(seen.count("hackernews") && seen.count("web")) << tokio->dump();
+  EXPECT_TRUE(seen.count("hackernews") && seen.count("web") && seen.count("bluesky")) << tokio->dump();
   int copies = 0;
   for (const auto& it : j["items"]) copies += it["url"].get<std::string>().find("tokio.rs/blog/2026-11-tokio-2-0") != std::string::npos;
   EXPECT_EQ(copies, 1);
@@ -102,15 +113,18 @@ TEST(SourcesCli, WrongCredentialsAreAuthFailedOthersUnharmedNothingLeaks) {
   Scenario s;
   auto env = s.env();
   for (const auto& [k, v] : kWrong) env[k] = v;
-  auto r = run_last30days({"jepsen raft", "--emit", "json", "--search", "x,youtube,web,hn"}, env);
+  auto r = run_last30days({"jepsen raft", "--emit", "json", "--search", "bluesky,x,youtube,web,hn"}, env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = parse_stdout(r);
-  for (const char* id : {"x", "youtube", "web"}) {
+  for (const char* id : {"bluesky", "x", "youtube", "web"}) {
     EXPECT_EQ(j["source_status"][id]["state"], "auth-failed") << id << ": " << j["source_status"][id];
     EXPECT_FALSE(j["source_status"][id]["reason"].is_null());
   }
   EXPECT_NE(j["source_status"]["web"]["reason"].get<std::string>().find("SUBSCRIPTION_TOKEN_INVALID"), std::string::npos);
   EXPECT_NE(j["source_status"]["youtube"]["reason"].get<std::string>().find("API key not valid"), std::string::npos);
+  EXPECT_NE(j["source_status"]["bluesky"]["reason"].get<std::string>().find("Invalid identifier or password"), std::string::npos);
+  EXPECT_EQ(s.requests_under("/bsky"), 1) << "a refused login is not retried";
+  EXPECT_EQ(s.requests_under("/pds"), 0) << "nothing is searched without a session";
   EXPECT_NE(j["source_status"]["hackernews"]["state"], "auth-failed");
   for (const auto& [k, v] : kWrong)
     if (k != "BSKY_HANDLE") EXPECT_EQ((r.out + r.err).find(v), std::string::npos) << k << " leaked";
@@ -189,3 +203,79 @@ TEST(SourcesCli, DiscoveryNominatesFromWikipediaWithoutItsNamespaces) {
   EXPECT_GT(s.requests_under("/wm"), 7) << "daily top lists, then the leaders' own daily views";
 }
 
+
+TEST(SourcesCli, ACrossPostOnXBlueskyAndHackerNewsIsOneStoryWithEverySighting) {
+  Scenario s;
+  auto r = run_last30days({"jepsen raft", "--search", "x,bluesky,hn", "--emit", "json"}, good(s.env()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = parse_stdout(r);
+  for (const char* id : {"x", "bluesky", "hackernews"}) EXPECT_EQ(j["source_status"][id]["state"], "ok") << id << ": " << j["source_status"][id];
+  int copies = 0;
+  const json* story = nullptr;
+  for (const auto& it : j["items"])
+    if (it["url"].get<std::string>().find("jepsen.example/analyses/raft-2026") != std::string::npos) ++copies, story = &it;
+  ASSERT_EQ(copies, 1) << "X's ?utm_source copy, the Bluesky card and the HN story fold into one:\n" << r.out;
+  std::set<std::string> seen{story->at("source").get<std::string>()};
+  for (const auto& s2 : story->at("also_seen")) seen.insert(s2["source"]);
+  EXPECT_EQ(seen, (std::set<std::string>{"x", "bluesky", "hackernews"})) << story->dump();
+  EXPECT_EQ(story->at("url"), "https://jepsen.example/analyses/raft-2026") << "the cited URL carries no tracking";
+  // Every sighting keeps its own discussion.
+  const std::string all = story->dump();
+  EXPECT_NE(all.find("https://bsky.app/profile/aphyr.com/post/3m7jepsenra2"), std::string::npos) << all;
+  EXPECT_NE(all.find("https://x.com/aphyr/status/2126000000000000001"), std::string::npos) << all;
+  EXPECT_NE(all.find("news.ycombinator.com/item?id=46100001"), std::string::npos) << all;
+}
+
+TEST(SourcesCli, BlueskyLogsInAgainOnceWhenItsTokenExpires) {
+  std::atomic<int> searches{0};
+  Scenario s([&](const FakeRequest& r) -> std::optional<FakeReply> {
+    // The first search finds the token expired, as a PDS says it: 400 ExpiredToken.
+    if (r.path.rfind("/pds/xrpc/app.bsky.feed.searchPosts", 0) == 0 && ++searches == 1)
+      return FakeReply::json(fixture("bluesky/error_expired_token.json"), 400);
+    return std::nullopt;
+  });
+  auto r = run_last30days(with(kArgs, {"--search", "bluesky"}), good(s.env()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = parse_stdout(r);
+  EXPECT_EQ(j["source_status"]["bluesky"]["state"], "ok") << j["source_status"]["bluesky"];
+  EXPECT_EQ(s.requests_under("/bsky"), 2) << "one login, one renewal";
+  EXPECT_GT(j["source_status"]["bluesky"]["items"].get<int>(), 0);
+
+  // A token that stays expired: auth-failed after one renewal, never a loop.
+  Scenario always([](const FakeRequest& r) -> std::optional<FakeReply> {
+    if (r.path.rfind("/pds/", 0) == 0) return FakeReply::json(fixture("bluesky/error_expired_token.json"), 400);
+    return std::nullopt;
+  });
+  auto j2 = parse_stdout(run_last30days(with(kArgs, {"--search", "bluesky"}), good(always.env())));
+  EXPECT_EQ(j2["source_status"]["bluesky"]["state"], "auth-failed") << j2["source_status"]["bluesky"];
+  EXPECT_EQ(always.requests_under("/bsky"), 2);
+}
+
+TEST(SourcesCli, ADidDocNamingAnHttpPdsNeverGetsTheToken) {
+  // The session names a plain-http PDS on a host the fake also serves: the token must not go there.
+  Scenario s([](const FakeRequest& r) -> std::optional<FakeReply> {
+    if (r.path == "/bsky/xrpc/com.atproto.server.createSession") {
+      auto session = json::parse(fixture("e2e/bluesky_session.json"));
+      session["didDoc"]["service"][0]["serviceEndpoint"] = "http://morel.us-east.host.bsky.network";
+      return FakeReply::json(session.dump());
+    }
+    return std::nullopt;
+  });
+  auto r = run_last30days(with(kArgs, {"--search", "bluesky"}), good(s.env()));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = parse_stdout(r);
+  EXPECT_EQ(j["source_status"]["bluesky"]["state"], "ok") << j["source_status"]["bluesky"];
+  EXPECT_NE(j["source_status"]["bluesky"]["reason"].get<std::string>().find("searched through bsky.social"), std::string::npos);
+  EXPECT_EQ(s.requests_under("/pds"), 0);
+  EXPECT_GE(s.requests_starting("/bsky/xrpc/app.bsky.feed.searchPosts"), 1);
+}
+
+TEST(SourcesCli, DiscoveryNominatesFromBlueskysDiscoverFeedWhenConfigured) {
+  Scenario s(nullptr, World::discovery);
+  auto r = run_last30days({"--discover", "--search", "bluesky,hn", "--enrich-budget", "15", "--emit", "json"}, good(s.env()), 60s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = parse_stdout(r);
+  EXPECT_EQ(j["source_status"]["bluesky"]["state"], "ok") << j["source_status"]["bluesky"];
+  EXPECT_GE(s.requests_starting("/pds/xrpc/app.bsky.feed.getFeed"), 1);
+  EXPECT_EQ(s.requests_under("/bsky"), 1) << "the listing and every sub-run share one session";
+}

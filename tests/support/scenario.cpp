@@ -150,9 +150,12 @@ std::optional<FakeReply> Scenario::common_answer(const FakeRequest& r) {
       return FakeReply::json(fixture("bluesky/error_authentication_required.json"), 401);
     return FakeReply::json(fixture("e2e/bluesky_session.json"));
   }
-  if (starts("/pds/xrpc/")) {
+  // The account's PDS, or bsky.social itself (which proxies for it), with the session's token.
+  if (starts("/pds/xrpc/app.bsky.") || starts("/bsky/xrpc/app.bsky.")) {
     if (header("authorization") != "Bearer " + nlohmann::json::parse(fixture("e2e/bluesky_session.json"))["accessJwt"].get<std::string>())
       return FakeReply::json(fixture("bluesky/error_expired_token.json"), 400);
+    if (p.ends_with("/app.bsky.feed.getFeed") || core::contains_ci(r.param("q"), "jepsen"))
+      return FakeReply::json(fill_time_templates(fixture("e2e/crosspost_bluesky.json")));
     return FakeReply::json(fixture("e2e/bluesky_search.json"));
   }
   if (starts("/x/2/tweets/search/recent")) {
@@ -182,7 +185,9 @@ std::optional<FakeReply> Scenario::common_answer(const FakeRequest& r) {
 FakeReply Scenario::research_answer(const FakeRequest& r) const {
   const auto& p = r.path;
   auto starts = [&](std::string_view prefix) { return p.rfind(prefix, 0) == 0; };
-  if (starts("/hn/api/v1/search")) return FakeReply::json(fixture("e2e/hn_search.json"));
+  if (starts("/hn/api/v1/search"))
+    return FakeReply::json(core::contains_ci(r.param("query"), "jepsen") ? fill_time_templates(fixture("e2e/crosspost_hn.json"))
+                                                                        : fixture("e2e/hn_search.json"));
   if (starts("/reddit/search.rss")) return FakeReply::xml(fixture("e2e/reddit_search.rss.xml"));
   if (starts("/arctic/api/posts/ids")) return FakeReply::json(fixture("e2e/arctic_ids.json"));
   if (starts("/pm/public-search")) return FakeReply::json(fixture("e2e/polymarket_search.json"));
