@@ -9,6 +9,7 @@
 #include "core/redact.hpp"
 #include "core/text.hpp"
 #include "core/time.hpp"
+#include "core/url.hpp"
 #include "fake_upstream.hpp"
 #include "fixture_fetcher.hpp"
 #include "hostile.hpp"
@@ -32,6 +33,10 @@ core::UnixSeconds at(const char* iso) { return *core::parse_iso8601(iso); }
 
 core::Config keyed() { return core::Config({{"BSKY_HANDLE", kHandle}, {"BSKY_APP_PASSWORD", kPassword}}, {}); }
 
+http::Response answer(long status, std::string body, std::vector<http::Header> headers = {}) {
+  return reply(status, std::move(body), "application/json", std::move(headers));
+}
+
 std::string session_fixture() { return fixture("bluesky/create_session.json"); }
 std::string access_jwt() { return json::parse(session_fixture())["accessJwt"]; }
 std::string refresh_jwt() { return json::parse(session_fixture())["refreshJwt"]; }
@@ -42,15 +47,6 @@ std::string session_with_pds(const std::string& endpoint, const std::string& id 
   s["didDoc"]["service"][0]["serviceEndpoint"] = endpoint;
   s["didDoc"]["service"][0]["id"] = id;
   return s.dump();
-}
-
-http::Response answer(long status, std::string body, std::vector<http::Header> headers = {}) {
-  http::Response r;
-  r.status = status;
-  r.content_type = "application/json";
-  r.body = std::move(body);
-  r.headers = std::move(headers);
-  return r;
 }
 
 // Answers from a function, so a test can change its answer as requests arrive.
@@ -89,10 +85,10 @@ std::string header_of(const http::Request& r, std::string_view name) {
 }
 
 std::string param(const std::string& url, const std::string& name) {
-  const auto pos = url.find(name + "=");
-  if (pos == std::string::npos) return {};
-  const auto end = url.find('&', pos);
-  return core::url_decode(url.substr(pos + name.size() + 1, end == std::string::npos ? std::string::npos : end - pos - name.size() - 1));
+  if (auto u = core::Url::parse(url))
+    for (const auto& [key, value] : core::split_query(u->query))
+      if (key == name) return core::url_decode(value);
+  return {};
 }
 
 sources::Query november(const std::string& text = "rust") { return make_query(text, "2026-11-01", "2026-11-29"); }
