@@ -235,11 +235,14 @@ Answers authorized(Env& env, const Credentials& c, const std::vector<std::string
     std::vector<Call> calls;
     for (std::size_t i : todo)
       calls.push_back({login.session->pds + paths[i], Expect::json, {{"Authorization", "Bearer " + login.session->access}}});
-    requests += static_cast<int>(calls.size());
-    auto got = fetch_concurrently(env, std::move(calls));
+    // A rate limit or a refusal other than expiry ends the batch (a sequential loop's break).
+    auto got = fetch_concurrently(env, std::move(calls), 6, [](const Fetched& f) {
+      return f.failure && !expired(f.response) && hopeless(*f.failure);
+    });
+    requests += sent_count(got);
     std::vector<std::size_t> again;
     for (std::size_t k = 0; k < got.size(); ++k) {
-      if (expired(got[k].response)) again.push_back(todo[k]);
+      if (!got[k].dropped && expired(got[k].response)) again.push_back(todo[k]);
       out.fetched[todo[k]] = explain(std::move(got[k]));
     }
     if (!again.empty()) drop_session(env, c, login.session->access);
@@ -361,6 +364,7 @@ SourceResult run(Env& env, const Credentials& c, const std::vector<std::string>&
   Answers a = authorized(env, c, paths, out.requests());
   for (std::size_t i = 0; i < a.fetched.size(); ++i) {
     const Fetched& f = a.fetched[i];
+    if (f.dropped) continue;  // after a hopeless answer: never sent, or its answer unused
     if (f.failure) {
       out.fail(*f.failure);
       continue;

@@ -327,6 +327,21 @@ TEST(Bluesky, RateLimitedWithTheResetTime) {
   EXPECT_EQ(g.urls().size(), 1u);
 }
 
+TEST(Bluesky, ARateLimitEndsTheBatchLikeALoopsBreak) {
+  Scripted f([](const http::Request& r, int) {
+    if (r.url == kLogin) return answer(200, session_fixture());
+    if (param(r.url, "q") == "rust") return answer(429, fixture("bluesky/error_rate_limit.json"));
+    return answer(200, fixture("bluesky/search_posts_rust_2026-11.json"));
+  });
+  TestEnv t(f, keyed());
+  auto q = november();
+  q.sub_queries.push_back({"cargo", 0.5});
+  auto r = bsky().search(q, t.env);
+  EXPECT_EQ(r.state, SourceState::rate_limited) << "the answer after the 429 is not used: " << r.reason;
+  EXPECT_TRUE(r.items.empty());
+  EXPECT_EQ(f.count("createSession"), 1);
+}
+
 TEST(Bluesky, SessionTokensAreSecretsTheMomentTheyArrive) {
   FixtureFetcher f;
   logged_in(f).on_body(kSearch, fixture("bluesky/search_posts_empty.json"));
