@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <unordered_set>
 
 #include "core/fold.hpp"
@@ -9,13 +10,50 @@
 
 namespace pipeline {
 
+namespace {
+std::uint64_t hash_word(std::string_view s) {
+  std::uint64_t h = 0x9E3779B97F4A7C15ULL ^ s.size();
+  std::size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, s.data() + i, 8);
+    h = (h ^ w) * 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 31;
+  }
+  if (i < s.size()) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, s.data() + i, s.size() - i);
+    h = (h ^ w) * 0x94D049BB133111EBULL;
+  }
+  h ^= h >> 29;
+  h *= 0xBF58476D1CE4E5B9ULL;
+  return h ^ (h >> 32);
+}
+}  // namespace
+
 TokenId TokenDict::intern(std::string_view token) {
-  auto it = ids_.find(token);
-  if (it != ids_.end()) return it->second;
+  if (2 * (words_.size() + 1) > slots_.size()) grow();  // load at most 1/2
+  const auto hash = static_cast<std::uint32_t>(hash_word(token));
+  const std::size_t mask = slots_.size() - 1;
+  std::size_t at = hash & mask;
+  for (; slots_[at].id != kEmpty; at = (at + 1) & mask)
+    if (slots_[at].hash == hash && words_[slots_[at].id] == token) return slots_[at].id;
   const auto id = static_cast<TokenId>(words_.size());
   words_.emplace_back(token);
-  ids_.emplace(words_.back(), id);
+  slots_[at] = {hash, id};
   return id;
+}
+
+void TokenDict::grow() {
+  std::vector<Slot> old(std::max<std::size_t>(64, 2 * slots_.size()));
+  old.swap(slots_);
+  const std::size_t mask = slots_.size() - 1;
+  for (const Slot& s : old) {
+    if (s.id == kEmpty) continue;
+    std::size_t at = s.hash & mask;
+    while (slots_[at].id != kEmpty) at = (at + 1) & mask;
+    slots_[at] = s;
+  }
 }
 
 std::string normalize_token(std::string_view token) {
@@ -27,19 +65,32 @@ std::string normalize_token(std::string_view token) {
 }
 
 
+namespace {
+// "GPT-6", "iPhone 17": the name-number pair is the entity; alone the number is noise.
+bool pairs_with_previous(const std::vector<MatchWord>& words, std::size_t i, const TokenDict& dict) {
+  return i > 0 && (words[i].flags & kNumber) && dict.text(words[i].id).size() <= 3 && !(words[i - 1].flags & (kNumber | kStop));
+}
+TokenId pair_token(const std::vector<MatchWord>& words, std::size_t i, TokenDict& dict) {
+  return dict.intern(dict.text(words[i - 1].id) + dict.text(words[i].id));
+}
+}  // namespace
+
 std::vector<TokenId> token_set(const std::vector<MatchWord>& words, TokenDict& dict) {
   std::vector<TokenId> out;
   out.reserve(words.size() + 2);
   for (std::size_t i = 0; i < words.size(); ++i) {
     if (words[i].flags & kStop) continue;
     out.push_back(words[i].id);
-    // "GPT-6", "iPhone 17": the name-number pair is the entity; alone the number is noise.
-    if (i > 0 && (words[i].flags & kNumber) && dict.text(words[i].id).size() <= 3 && !(words[i - 1].flags & (kNumber | kStop)))
-      out.push_back(dict.intern(dict.text(words[i - 1].id) + dict.text(words[i].id)));
+    if (pairs_with_previous(words, i, dict)) out.push_back(pair_token(words, i, dict));
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
+}
+
+void intern_pairs(const std::vector<MatchWord>& words, TokenDict& dict) {
+  for (std::size_t i = 0; i < words.size(); ++i)
+    if (!(words[i].flags & kStop) && pairs_with_previous(words, i, dict)) pair_token(words, i, dict);
 }
 
 std::vector<TokenId> token_set(std::string_view text, TokenDict& dict) { return token_set(match_sequence(text, dict), dict); }

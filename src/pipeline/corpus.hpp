@@ -2,7 +2,6 @@
 // Stage state: the items of one run plus the features stages compute once and share.
 // A Corpus belongs to one run on one thread; stages are plain functions over it.
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -15,7 +14,8 @@ namespace pipeline {
 
 using TokenId = std::uint32_t;
 
-// Interns word tokens so that stages compare integers, not strings.
+// Interns word tokens so that stages compare integers, not strings. Ids are dense and given
+// in first-seen order (dedupe's hashes and clustering's seed words depend on them).
 class TokenDict {
  public:
   TokenId intern(std::string_view token);
@@ -23,11 +23,16 @@ class TokenDict {
   std::size_t size() const { return words_.size(); }
 
  private:
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  // Open addressing with linear probing over a power-of-two table: every word of every title
+  // and snippet is looked up here, and std::unordered_map spent two divisions and a scattered
+  // node on each lookup.
+  struct Slot {
+    std::uint32_t hash = 0;
+    TokenId id = kEmpty;
   };
-  std::unordered_map<std::string, TokenId, Hash, std::equal_to<>> ids_;  // looked up without a copy
+  static constexpr TokenId kEmpty = ~TokenId{0};
+  void grow();
+  std::vector<Slot> slots_;
   std::vector<std::string> words_;
 };
 
@@ -51,6 +56,10 @@ enum MatchFlag : std::uint8_t {
 // case_free, when given, says whether the text's case is uninformative (core::case_uninformative).
 std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bool* case_free = nullptr);
 std::vector<TokenId> token_set(const std::vector<MatchWord>& words, TokenDict& dict);
+// Interns the name-number pairs token_set would add, keeping nothing: token ids are given in
+// first-seen order and dedupe's hashes and clustering's seed words depend on them, so a text
+// whose token set is no longer kept must still intern what it used to.
+void intern_pairs(const std::vector<MatchWord>& words, TokenDict& dict);
 
 // What a title states that a near-duplicate must state alike (facts.cpp): its values (versions,
 // numbers, identifiers: "1.92", "2025.1234" of CVE-2025-1234, "6" of GPT-6 / GPT 6 / gpt6, "1234"
@@ -86,7 +95,6 @@ struct Evidence {
 
 struct Features {
   std::vector<TokenId> title;  // sorted unique
-  std::vector<TokenId> text;   // title + snippet, sorted unique
   std::string canonical_url;
   std::vector<MatchWord> title_words;    // in order, for phrases and proximity
   Facts facts;                           // of the title

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
-#include <set>
+#include <string_view>
 #include <unordered_map>
 
 #include "pipeline/stages.hpp"
@@ -16,6 +16,18 @@ constexpr double kAuthorDemotion = 0.5;
 const std::string& hit_source(const model::Item& it, const model::Item::Hit& h) {
   return h.source.empty() ? it.source : h.source;
 }
+
+// The other sources that carried the item's story, each once.
+void other_sources(const model::Item& it, std::vector<std::string_view>& out) {
+  out.clear();
+  for (const auto& s : it.also_seen)
+    if (s.source != it.source && std::find(out.begin(), out.end(), s.source) == out.end()) out.push_back(s.source);
+}
+
+struct KeyHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
 
 std::vector<std::size_t> identity(std::size_t n) {
   std::vector<std::size_t> order(n);
@@ -44,8 +56,13 @@ void assign_stream_ranks(Corpus& c) {
     std::size_t stream, item, hit;
     double base;
   };
-  std::map<std::pair<std::string, int>, std::size_t> streams;
+  struct Stream {
+    std::string_view source;  // into an item's hits, which stay put from here on
+    int subquery;
+  };
+  std::vector<Stream> streams;  // a few dozen: a scan beats a tree of string keys
   std::vector<Entry> entries;
+  entries.reserve(c.items.size() * 2);
   for (std::size_t i = 0; i < c.items.size(); ++i) {
     auto& hits = c.items[i].hits;
     for (auto& h : hits)
@@ -58,8 +75,9 @@ void assign_stream_ranks(Corpus& c) {
                hits.end());
     if (hits.empty()) hits.push_back({0, 0, c.items[i].source});
     for (std::size_t h = 0; h < hits.size(); ++h) {
-      const auto key = std::make_pair(hits[h].source, hits[h].subquery);
-      const auto id = streams.try_emplace(key, streams.size()).first->second;
+      std::size_t id = 0;
+      while (id < streams.size() && (streams[id].subquery != hits[h].subquery || streams[id].source != hits[h].source)) ++id;
+      if (id == streams.size()) streams.push_back({hits[h].source, hits[h].subquery});
       entries.push_back({id, i, h, c.features[i].base});
     }
   }
@@ -98,12 +116,16 @@ void fuse(Corpus& c, const std::vector<model::SubQuery>& sub_queries,
   auto order = identity(c.items.size());
   sort_by_final(c, order);
   // One voice should not fill the brief: past the cap an author's items are demoted.
-  std::unordered_map<std::string, int> per_author;
+  std::unordered_map<std::string, int, KeyHash, std::equal_to<>> per_author;
+  std::string key;  // reused: one allocation, not one per item
   bool demoted = false;
   for (std::size_t i : order) {
     auto& it = c.items[i];
     if (!it.author) continue;
-    if (++per_author[it.source + "\x1f" + *it.author] > kAuthorCap) {
+    key.assign(it.source).append("\x1f").append(*it.author);
+    auto at = per_author.find(std::string_view(key));
+    if (at == per_author.end()) at = per_author.emplace(key, 0).first;
+    if (++at->second > kAuthorCap) {
       it.scores.final *= kAuthorDemotion;
       demoted = true;
     }
@@ -120,10 +142,9 @@ constexpr double kWeakDamping = 0.85;
 }  // namespace
 
 void rerank(Corpus& c) {
+  std::vector<std::string_view> others;
   for (auto& it : c.items) {
-    std::set<std::string> others;
-    for (const auto& s : it.also_seen)
-      if (s.source != it.source) others.insert(s.source);
+    other_sources(it, others);
     double f = it.scores.final;
     f += kCorroborationBonus * static_cast<double>(std::min<std::size_t>(others.size(), kCorroborationMaxSources));
     if (it.scores.relevance < kWeakRelevance) f *= kWeakDamping;
@@ -191,8 +212,7 @@ std::string explain(const Corpus& c, std::size_t i) {
   if (it.scores.engagement >= kLoud) why += "; high engagement";
   // Other sources that carried it, each once, in name order.
   std::vector<std::string_view> others;
-  for (const auto& s : it.also_seen)
-    if (s.source != it.source && std::find(others.begin(), others.end(), s.source) == others.end()) others.push_back(s.source);
+  other_sources(it, others);
   std::sort(others.begin(), others.end());
   for (std::size_t k = 0; k < others.size(); ++k) why.append(k == 0 ? "; also on " : ", ").append(others[k]);
   return why;

@@ -75,10 +75,7 @@ void normalize(Corpus& c) {
     f.snippet_words = match_sequence(it.snippet, c.dict, &f.snippet_case_free);
     add_context(it, c.dict, f);
     f.title = title_tokens(f.title_words, c.dict);
-    const auto snippet_tokens = token_set(f.snippet_words, c.dict);
-    f.text.reserve(f.title.size() + snippet_tokens.size());
-    std::set_union(f.title.begin(), f.title.end(), snippet_tokens.begin(), snippet_tokens.end(),
-                   std::back_inserter(f.text));
+    intern_pairs(f.snippet_words, c.dict);
     f.has_engagement_data = !it.engagement.empty();
   }
 }

@@ -76,6 +76,13 @@ class Scorer {
       if (!term.connector)
         for (TokenId id : term.forms[0]) half_words += core::is_ideograph_word(d.text(id)) ? 1 : 2;
     window_ = half_words + 4;
+    // Words that can open a match: most words of most items open none, and field() skips them.
+    opens_.assign(d.size(), false);
+    for (const auto& term : t.terms)
+      for (const auto& form : term.forms)
+        if (!form.empty()) opens_[form[0]] = true;
+    for (const auto& s : t.spans)
+      if (!s.seq.empty()) opens_[s.seq[0]] = true;
     // Adjacent topic words written as one label ("arcbrowser", "visionpro"), once per run.
     for (std::size_t a = 0; a < t.terms.size(); ++a) {
       std::string joined;
@@ -141,6 +148,7 @@ class Scorer {
     if (w.empty()) return 0;
     const std::size_t n = topic_.terms.size();
     for (std::size_t p = 0; p < w.size(); ++p) {
+      if (!opens_[w[p].id]) continue;
       for (std::size_t i = 0; i < n; ++i) {
         const auto& term = topic_.terms[i];
         for (std::size_t f = 0; f < term.forms.size(); ++f)
@@ -396,6 +404,7 @@ class Scorer {
   std::vector<std::pair<double, int>> chain_;
   std::vector<double> title_, text_, context_;
   std::vector<bool> label_;
+  std::vector<bool> opens_;  // per token id: the first word of a topic term's form or of a span
   struct Compound {
     std::size_t first, last;
     std::string text;
@@ -423,10 +432,14 @@ Knowledge learn(const Corpus& c) {
     int named_before = 0, free_before = 0;
   };
   std::vector<Counts> counts(n);
+  std::vector<bool> counted(c.dict.size(), false);  // per token id: some term below looks at it
+  for (const auto& term : t.terms)
+    if (!term.connector && !term.number && term.forms[0].size() == 1) counted[term.forms[0][0]] = true;
   for (const auto& f : c.features) {
     if (f.title_case_free) continue;
     const auto& w = f.title_words;
     for (std::size_t p = 0; p < w.size(); ++p) {
+      if (!counted[w[p].id]) continue;
       for (std::size_t i = 0; i < n; ++i) {
         const auto& term = t.terms[i];
         if (term.connector || term.number || term.forms[0].size() != 1 || w[p].id != term.forms[0][0]) continue;
