@@ -281,16 +281,37 @@ void erase_items(Corpus& c, const std::vector<bool>& drop) {
   c.features.resize(w);
 }
 
+namespace {
+template <typename T>
+void prefetch_object(const T& x) {
+  const char* p = reinterpret_cast<const char*>(&x);
+  for (std::size_t at = 0; at < sizeof(T); at += 64) __builtin_prefetch(p + at);
+}
+}  // namespace
+
 // In place, one cycle at a time: building new vectors meant ~50 MB of fresh memory per
 // call at 100k items, and dedupe, fuse and rerank call this up to five times per run.
+// The cycle's next items are prefetched a few steps ahead: the order is random, and moving
+// an item that is not in the cache mostly waits for it.
 void permute(Corpus& c, const std::vector<std::size_t>& order) {
+  constexpr int kAhead = 4;
   std::vector<bool> placed(order.size(), false);
   for (std::size_t start = 0; start < order.size(); ++start) {
     if (placed[start] || order[start] == start) continue;
+    std::size_t ahead = order[start];
+    for (int k = 0; k < kAhead && ahead != start; ++k, ahead = order[ahead]) {
+      prefetch_object(c.items[ahead]);
+      prefetch_object(c.features[ahead]);
+    }
     model::Item item = std::move(c.items[start]);
     Features features = std::move(c.features[start]);
     std::size_t to = start;
     for (std::size_t from = order[to]; from != start; to = from, from = order[to]) {
+      if (ahead != start) {
+        prefetch_object(c.items[ahead]);
+        prefetch_object(c.features[ahead]);
+        ahead = order[ahead];
+      }
       c.items[to] = std::move(c.items[from]);
       c.features[to] = std::move(c.features[from]);
       placed[to] = true;

@@ -39,12 +39,20 @@ std::vector<std::size_t> identity(std::size_t n) {
 // then move the items once (moving 100k items costs more than the sorts themselves).
 // Stable-sorting a sequence of indices orders exactly as stable-sorting the items in
 // that sequence would.
+// The scores are copied beside the indices first: comparing through the items missed the
+// cache on almost every comparison.
 void sort_by_final(const Corpus& c, std::vector<std::size_t>& order) {
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const auto &x = c.items[a], &y = c.items[b];
-    if (x.scores.final != y.scores.final) return x.scores.final > y.scores.final;
-    return x.id < y.id;  // deterministic ties
+  struct Key {
+    double final;
+    std::size_t item;
+  };
+  std::vector<Key> keys(order.size());
+  for (std::size_t k = 0; k < order.size(); ++k) keys[k] = {c.items[order[k]].scores.final, order[k]};
+  std::stable_sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
+    if (a.final != b.final) return a.final > b.final;
+    return c.items[a.item].id < c.items[b.item].id;  // deterministic ties
   });
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = keys[k].item;
 }
 
 }  // namespace
