@@ -151,11 +151,19 @@ std::string decode_entities(std::string_view s) {
   return out;
 }
 
+// Printable ASCII without TeX or entity escapes: decode_escapes would return it as it is.
+bool plain_text(std::string_view s) {
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x80 || c == '\\' || c == '{' || c == '&') return false;
+  }
+  return true;
+}
+
 std::string decode_escapes(std::string_view s) {
+  if (plain_text(s)) return std::string(s);
   const bool tex = s.find_first_of("\\{") != std::string_view::npos;
   const bool entity = s.find('&') != std::string_view::npos;
-  const bool plain = std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x80; });
-  if (plain && !tex && !entity) return std::string(s);
   std::string out(s);
   if (tex) out = decode_tex(out);
   if (entity) out = decode_entities(out);
@@ -196,8 +204,13 @@ bool ideograph(utf8proc_int32_t cp) {
          (cp >= 0x20000 && cp <= 0x2FA1F);
 }
 
+// ASCII classes without the C library's locale lookups (the process keeps the "C" locale).
+bool ascii_upper(utf8proc_int32_t cp) { return cp >= 'A' && cp <= 'Z'; }
+bool ascii_lower(utf8proc_int32_t cp) { return cp >= 'a' && cp <= 'z'; }
+bool ascii_alnum(utf8proc_int32_t cp) { return ascii_upper(cp) || ascii_lower(cp) || (cp >= '0' && cp <= '9'); }
+
 bool word_char(utf8proc_int32_t cp) {
-  if (cp < 0x80) return std::isalnum(static_cast<unsigned char>(cp)) != 0;
+  if (cp < 0x80) return ascii_alnum(cp);
   switch (utf8proc_category(cp)) {
     case UTF8PROC_CATEGORY_LU: case UTF8PROC_CATEGORY_LL: case UTF8PROC_CATEGORY_LT: case UTF8PROC_CATEGORY_LM:
     case UTF8PROC_CATEGORY_LO: case UTF8PROC_CATEGORY_ND: case UTF8PROC_CATEGORY_NL: case UTF8PROC_CATEGORY_NO:
@@ -231,6 +244,11 @@ void codepoints(std::string_view s, std::vector<Cp>& out) {
   const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
   std::size_t at = 0;
   while (at < s.size()) {
+    if (p[at] < 0x80) {
+      out.push_back({p[at], at, 1});
+      ++at;
+      continue;
+    }
     utf8proc_int32_t cp = 0;
     auto n = utf8proc_iterate(p + at, static_cast<utf8proc_ssize_t>(s.size() - at), &cp);
     if (n <= 0) n = 1, cp = 0xFFFD;
@@ -244,10 +262,17 @@ void codepoints(std::string_view s, std::vector<Cp>& out) {
 std::string fold_for_match(std::string_view text) { return fold_clean(decode_escapes(text)); }
 
 std::vector<Word> match_words(std::string_view text) {
-  const std::string clean = decode_escapes(text);
+  std::vector<Word> out;
+  match_words(text, out);
+  return out;
+}
+
+void match_words(std::string_view text, std::vector<Word>& out) {
+  out.clear();
+  std::string decoded;
+  const std::string_view clean = plain_text(text) ? text : std::string_view(decoded = decode_escapes(text));
   thread_local std::vector<Cp> cps;
   codepoints(clean, cps);
-  std::vector<Word> out;
   std::size_t start = std::string::npos;  // byte offset of the current word
   bool pending_break = false, pending_join = false, apostrophe = false, ascii = true;
   Word cur;
@@ -256,7 +281,7 @@ std::vector<Word> match_words(std::string_view text) {
     const std::string_view raw(clean.data() + start, end - start);
     if (ascii && !apostrophe) {
       cur.text.resize(raw.size());
-      for (std::size_t k = 0; k < raw.size(); ++k) cur.text[k] = static_cast<char>(std::tolower(static_cast<unsigned char>(raw[k])));
+      for (std::size_t k = 0; k < raw.size(); ++k) cur.text[k] = static_cast<char>(ascii_upper(raw[k]) ? raw[k] + ('a' - 'A') : raw[k]);
     } else {
       std::string kept(raw);
       for (std::string_view mark : {"'", "\xE2\x80\x99"})
@@ -275,7 +300,7 @@ std::vector<Word> match_words(std::string_view text) {
     if (ideograph(cp)) {
       flush(cps[k].at);
       Word w;
-      w.text = fold_clean(std::string_view(clean).substr(cps[k].at, cps[k].len));
+      w.text = fold_clean(clean.substr(cps[k].at, cps[k].len));
       w.ideograph = true;
       w.kana = cp >= 0x3040 && cp <= 0x309F;
       w.clause_break = pending_break;
@@ -288,8 +313,8 @@ std::vector<Word> match_words(std::string_view text) {
       if (start == std::string::npos) {
         start = cps[k].at;
         if (cp < 0x80) {
-          cur.upper = std::isupper(cp) != 0;
-          cur.lower = std::islower(cp) != 0;
+          cur.upper = ascii_upper(cp);
+          cur.lower = ascii_lower(cp);
         } else {
           const auto cat = utf8proc_category(cp);
           cur.upper = cat == UTF8PROC_CATEGORY_LU || cat == UTF8PROC_CATEGORY_LT;
@@ -332,7 +357,6 @@ std::vector<Word> match_words(std::string_view text) {
     else if (cp == '-' && k > 0 && k + 1 < cps.size() && cps[k - 1].cp == ' ' && cps[k + 1].cp == ' ') pending_break = true;
   }
   flush(clean.size());
-  return out;
 }
 
 bool is_ideograph_word(std::string_view folded) {

@@ -32,6 +32,9 @@ struct Word {
 // break between; "c++" and "c#" stay whole; Han and kana come one character per word, so a
 // phrase of them matches inside a run ("東京湾で" holds "東京").
 std::vector<Word> match_words(std::string_view text);
+// The same into a vector the caller reuses (cleared first): the pipeline runs it on every
+// title and snippet.
+void match_words(std::string_view text, std::vector<Word>& out);
 
 // A word match_words made of one character of a script without spaces.
 bool is_ideograph_word(std::string_view folded);

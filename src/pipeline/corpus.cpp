@@ -56,13 +56,16 @@ void TokenDict::grow() {
   }
 }
 
-std::string normalize_token(std::string_view token) {
-  std::string t(token);
-  if (t.size() > 3 && t.back() == 's' && t[t.size() - 2] != 's' && t[t.size() - 2] != 'u' &&
-      t[t.size() - 2] != 'i')
-    t.pop_back();
+namespace {
+// normalize_token without a copy: the rule only ever drops the last letter.
+std::string_view normalized(std::string_view t) {
+  if (t.size() > 3 && t.back() == 's' && t[t.size() - 2] != 's' && t[t.size() - 2] != 'u' && t[t.size() - 2] != 'i')
+    t.remove_suffix(1);
   return t;
 }
+}  // namespace
+
+std::string normalize_token(std::string_view token) { return std::string(normalized(token)); }
 
 
 namespace {
@@ -102,7 +105,8 @@ bool digits_only(std::string_view s) {
 }  // namespace
 
 std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bool* case_free) {
-  const auto words = core::match_words(text);
+  thread_local std::vector<core::Word> words;
+  core::match_words(text, words);
   if (case_free) *case_free = core::case_uninformative(words);
   std::vector<MatchWord> out;
   out.reserve(words.size());
@@ -116,7 +120,7 @@ std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bo
     if (w.kana || core::is_stopword(w.text)) flags |= kStop;
     if (w.ideograph) flags |= kIdeograph;
     if (digits_only(w.text)) flags |= kNumber;
-    out.push_back({dict.intern(w.ideograph ? w.text : normalize_token(w.text)), flags, w.glued});
+    out.push_back({dict.intern(w.ideograph ? std::string_view(w.text) : normalized(w.text)), flags, w.glued});
   }
   return out;
 }
