@@ -497,3 +497,21 @@ TEST(Bluesky, DoctorProbeIsOneLoginAndOneSmallSearch) {
   ASSERT_EQ(f.urls().size(), 2u);
   EXPECT_EQ(param(f.urls()[1], "limit"), "1");
 }
+
+TEST(Bluesky, ATitleCutInsideASecretKeepsNoPrefixOfIt) {
+  const std::string secret = "ZQ7cutSecretValue0123456789abcdef";
+  core::redact::add_secret(secret);
+  // No space to cut at: the 160-byte title would end inside the secret.
+  const std::string text = std::string(140, 'x') + secret + " tail";
+  json post = {{"uri", "at://did:plc:abc/app.bsky.feed.post/3mcut"},
+               {"author", {{"handle", "cut.bsky.social"}}},
+               {"record", {{"text", text}, {"createdAt", "2026-11-20T10:00:00Z"}}},
+               {"indexedAt", "2026-11-20T10:00:01Z"}};
+  FixtureFetcher f;
+  logged_in(f).on_body(kSearch, json{{"posts", {post}}}.dump());
+  TestEnv t(f, keyed());
+  auto r = bsky().search(november(), t.env);
+  ASSERT_EQ(r.items.size(), 1u) << r.reason;
+  EXPECT_EQ(r.items[0].title.find(secret.substr(0, 8)), std::string::npos) << r.items[0].title;
+  EXPECT_EQ(r.items[0].snippet.find(secret.substr(0, 8)), std::string::npos) << r.items[0].snippet;
+}

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "core/parallel.hpp"
+#include "core/redact.hpp"
 #include "core/text.hpp"
 #include "core/time.hpp"
 #include "core/url.hpp"
@@ -464,6 +465,8 @@ std::string headline(std::string_view text) {
   const auto nl = text.find('\n');
   std::string line = core::collapse_whitespace(nl == std::string_view::npos ? text : text.substr(0, nl));
   if (line.empty()) line = core::collapse_whitespace(text);  // a post that starts with a blank line
+  if (line.size() <= kMax) return line;
+  line = core::redact::scrub(line);  // before the cut: a cut secret would leak its prefix
   if (line.size() <= kMax) return line;
   std::size_t cut = line.rfind(' ', kMax);
   if (cut == std::string::npos || cut < kMax / 2) cut = kMax;

@@ -69,13 +69,15 @@ json repo(const std::string& description, int id) {
           {"forks_count", 3}};
 }
 
+// No comments counted: this fake has no comment threads, and each Reddit thread asked for
+// would cost a paced second.
 json reddit_child(const std::string& title, int id) {
   const std::string native = "echo" + std::to_string(id);
   return {{"kind", "t3"},
           {"data", {{"id", native}, {"name", "t3_" + native}, {"title", title}, {"subreddit", "rust"},
                     {"permalink", "/r/rust/comments/" + native + "/echo/"}, {"url", "https://example.org/" + native},
                     {"is_self", false}, {"author", "echo"}, {"created_utc", 1795168800.0}, {"score", 400 + id},
-                    {"num_comments", 20}, {"upvote_ratio", 0.9}, {"selftext", title}}}};
+                    {"num_comments", 0}, {"upvote_ratio", 0.9}, {"selftext", title}}}};
 }
 
 json bsky_post(const std::string& text, int id) {
@@ -111,14 +113,18 @@ class EchoScenario {
     std::vector<std::string> before;
     {
       std::lock_guard lock(mu_);
-      before = seen_;
-      seen_.push_back(echo(r));
+      // Bluesky echoes only its own requests, the others only theirs: shared echoes would
+      // fold into shared stories and pull more Reddit comment threads (a paced second each).
+      const bool bluesky = r.path.rfind("/bsky/", 0) == 0 || r.path.rfind("/pds/", 0) == 0;
+      auto& seen = bluesky ? bluesky_seen_ : seen_;
+      before = seen;
+      seen.push_back(echo(r));
     }
     const std::string e = echo(r);
     if (r.path == "/reddit/api/v1/access_token")
       return FakeReply::json(json{{"access_token", kRuntimeToken}, {"token_type", "bearer"}, {"expires_in", 86400}}.dump());
     // Bluesky: a session whose tokens the search then carries, and a search answer that
-    // echoes the request (its Authorization header) and every earlier one (the login's
+    // echoes the request (its Authorization header) and the login before it (the
     // password) into post texts.
     if (r.path == "/bsky/xrpc/com.atproto.server.createSession") {
       auto session = json::parse(fixture("e2e/bluesky_session.json"));
@@ -156,6 +162,7 @@ class EchoScenario {
 
   std::mutex mu_;
   std::vector<std::string> seen_;
+  std::vector<std::string> bluesky_seen_;
   Scenario scenario_;
 };
 
