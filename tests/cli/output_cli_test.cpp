@@ -137,7 +137,7 @@ TEST(OutputCli, AnImpossibleOutputFailsBeforeAnyRequest) {
   Scenario s([](const FakeRequest&) -> std::optional<FakeReply> { return FakeReply::hang(); });
   TempDir dir;
   std::filesystem::create_directory(dir.path() + "/a-directory");
-  for (const std::string bad : {dir.path() + "/missing-dir/brief.json", dir.path() + "/a-directory"}) {
+  for (const std::string& bad : {dir.path() + "/missing-dir/brief.json", dir.path() + "/a-directory"}) {
     auto r = s.run(with(kArgs, {"--output", bad, "--timeout", "10"}), 30s);
     EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
     EXPECT_NE(r.err.find("--output"), std::string::npos) << r.err;

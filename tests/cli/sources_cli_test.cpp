@@ -127,7 +127,9 @@ TEST(SourcesCli, WrongCredentialsAreAuthFailedOthersUnharmedNothingLeaks) {
   EXPECT_EQ(s.requests_under("/pds"), 0) << "nothing is searched without a session";
   EXPECT_NE(j["source_status"]["hackernews"]["state"], "auth-failed");
   for (const auto& [k, v] : kWrong)
-    if (k != "BSKY_HANDLE") EXPECT_EQ((r.out + r.err).find(v), std::string::npos) << k << " leaked";
+    if (k != "BSKY_HANDLE") {
+      EXPECT_EQ((r.out + r.err).find(v), std::string::npos) << k << " leaked";
+    }
   auto strict = run_last30days({"jepsen raft", "--strict", "--search", "x"}, env);
   EXPECT_EQ(strict.exit_code, 3);
 }
@@ -242,8 +244,8 @@ TEST(SourcesCli, BlueskyLogsInAgainOnceWhenItsTokenExpires) {
   EXPECT_GT(j["source_status"]["bluesky"]["items"].get<int>(), 0);
 
   // A token that stays expired: auth-failed after one renewal, never a loop.
-  Scenario always([](const FakeRequest& r) -> std::optional<FakeReply> {
-    if (r.path.rfind("/pds/", 0) == 0) return FakeReply::json(fixture("bluesky/error_expired_token.json"), 400);
+  Scenario always([](const FakeRequest& req) -> std::optional<FakeReply> {
+    if (req.path.rfind("/pds/", 0) == 0) return FakeReply::json(fixture("bluesky/error_expired_token.json"), 400);
     return std::nullopt;
   });
   auto j2 = parse_stdout(run_last30days(with(kArgs, {"--search", "bluesky"}), good(always.env())));

@@ -32,7 +32,7 @@ TEST(CappedFile, RefusesWhatIsNotARegularFileWithoutBlocking) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   std::filesystem::create_symlink(fifo, dir.path() + "/to-fifo");
   const auto t0 = std::chrono::steady_clock::now();
-  for (const std::string p : {fifo, dir.path() + "/to-fifo"}) {
+  for (const std::string& p : {fifo, dir.path() + "/to-fifo"}) {
     auto r = read_file_capped(p, 1 << 20);  // no writer: a blocking open would hang here
     EXPECT_FALSE(r);
     EXPECT_EQ(r.error.kind, FileError::Kind::not_regular);
