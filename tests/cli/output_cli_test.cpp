@@ -31,8 +31,7 @@ std::vector<std::string> with(std::vector<std::string> a, const std::vector<std:
 }
 
 std::string read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  return read_file(path);
 }
 
 mode_t mode_of(const std::string& path) {

@@ -220,10 +220,7 @@ TEST(ResearchCli, SavesOnlyWhenAskedAndNeverItsSecrets) {
   std::sort(files.begin(), files.end());
   EXPECT_EQ(files, (std::vector<std::string>{"tokio-runtime-raw.json", "tokio-runtime-raw.md"}));
   std::string all = r.out + r.err;
-  for (const auto& f : files) {
-    std::ifstream in(out.path() + "/" + f);
-    all += std::string(std::istreambuf_iterator<char>(in), {});
-  }
+  for (const auto& f : files) all += read_file(out.path() + "/" + f);
   EXPECT_EQ(all.find("ghp_supersecrettoken123"), std::string::npos);
 }
 

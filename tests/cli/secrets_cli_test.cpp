@@ -168,10 +168,7 @@ class EchoScenario {
 
 std::string slurp_dir(const TempDir& dir) {
   std::string all;
-  for (const auto& f : dir.files()) {
-    std::ifstream in(dir.path() + "/" + f, std::ios::binary);
-    all += f + "\n" + std::string(std::istreambuf_iterator<char>(in), {});
-  }
+  for (const auto& f : dir.files()) all += f + "\n" + read_file(dir.path() + "/" + f);
   return all;
 }
 

@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 
 #include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include "core/redact.hpp"
@@ -273,10 +272,7 @@ TEST(HttpClient, RecordsRedactedCassettesAndReplaysThemWithoutNetwork) {
     EXPECT_EQ(c->fetch(get("https://api.example.com/token")).status, 200);
   }
   std::string all;
-  for (const auto& f : dir.files()) {
-    std::ifstream in(dir.path() + "/" + f);
-    all += std::string(std::istreambuf_iterator<char>(in), {});
-  }
+  for (const auto& f : dir.files()) all += read_file(dir.path() + "/" + f);
   EXPECT_EQ(all.find("hunter2-key"), std::string::npos) << all;
   EXPECT_EQ(all.find("tok-SECRET-123"), std::string::npos) << all;
   EXPECT_EQ(all.find("Authorization"), std::string::npos);
