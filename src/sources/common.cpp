@@ -86,6 +86,11 @@ std::string strip_inline(std::string_view s) {
 
 }  // namespace
 
+std::string retry_after_text(const http::Response& r) {
+  auto ra = r.header("retry-after");
+  return ra ? ", retry after " + core::printable_line(core::truncate_utf8(*ra, 40)) : std::string();
+}
+
 std::optional<Failure> classify(const http::Response& r, Expect expect) {
   using http::NetError;
   switch (r.error) {
@@ -104,8 +109,7 @@ std::optional<Failure> classify(const http::Response& r, Expect expect) {
   }
   if (r.status == 429) {
     auto ra = r.header("retry-after");
-    return Failure{SourceState::rate_limited,
-                   ra ? fmt::format("HTTP 429, retry after {}", *ra) : std::string("HTTP 429 Too Many Requests")};
+    return Failure{SourceState::rate_limited, ra ? "HTTP 429" + retry_after_text(r) : std::string("HTTP 429 Too Many Requests")};
   }
   if (r.status == 401) return Failure{SourceState::auth_failed, "HTTP 401: credentials rejected"};
   if (r.status == 403) {

@@ -25,6 +25,9 @@ enum class Expect { json, xml };
 // Classifies transport errors, HTTP status, content type and anti-bot pages.
 // nullopt means the body is worth parsing.
 std::optional<Failure> classify(const http::Response& r, Expect expect);
+// ", retry after N" from a Retry-After header, "" without one: for a source that words its
+// own 429 reason (the header is the one thing the user can act on).
+std::string retry_after_text(const http::Response& r);
 
 http::Request make_request(const Env& env, std::string url, std::vector<http::Header> headers = {});
 

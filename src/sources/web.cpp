@@ -195,6 +195,7 @@ Failure explain_brave(const Fetched& f) {
   if (code == "RATE_LIMITED" || code == "QUOTA_LIMITED" || f.response.status == 429) {
     std::string why = code.empty() ? std::string("HTTP 429") : code;
     if (auto reset = f.response.header("x-ratelimit-reset")) why += ", resets in " + core::truncate_utf8(*reset, 40) + " s";
+    why += retry_after_text(f.response);
     return {SourceState::rate_limited, "Brave: " + why};
   }
   if (!code.empty()) out.reason = fmt::format("Brave {}: {}{}", f.response.status, code, detail.empty() ? "" : " — " + detail);
@@ -203,9 +204,10 @@ Failure explain_brave(const Fetched& f) {
 
 Failure explain_searxng(const Fetched& f) {
   Failure out = *f.failure;
-  if (f.response.status == 403)
-    return {SourceState::error, "SearXNG refused format=json: enable 'json' under search.formats in its settings.yml"};
-  if (f.response.status == 429) return {SourceState::rate_limited, "SearXNG's limiter refused the request (HTTP 429)"};
+  if (f.response.status == 403 && out.state != SourceState::rate_limited)  // not a block page or a spent limit
+    return {SourceState::error, "SearXNG refused format=json (HTTP 403): enable 'json' under search.formats in its settings.yml"};
+  if (f.response.status == 429)
+    return {SourceState::rate_limited, "SearXNG's limiter refused the request (HTTP 429" + retry_after_text(f.response) + ")"};
   return out;
 }
 

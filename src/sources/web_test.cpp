@@ -1,8 +1,10 @@
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "core/time.hpp"
 #include "fake_upstream.hpp"
 #include "fixture_fetcher.hpp"
+#include "hostile.hpp"
 #include "sources/source.hpp"
 
 using namespace testing_support;
@@ -164,29 +166,26 @@ TEST(Web, WithoutEitherSettingItIsSkippedNamingBoth) {
 }
 
 TEST(Web, HostileAnswersEndInAState) {
-  struct Case {
-    std::string body, type;
-    long status;
-    SourceState want;
+  const auto page = [](std::size_t i) {
+    return fmt::format(R"({{"title":"rust page {}","url":"https://example.com/{}","page_age":"2026-11-20T10:00:00"}})", i, i);
   };
-  const std::vector<Case> cases = {
-      {fixture("web/brave_web_search_rust_2026-11.json").substr(0, 900), "application/json", 200, SourceState::schema_drift},
-      {"", "application/json", 200, SourceState::schema_drift},
-      {R"({"web":{"results":{"0":1}}})", "application/json", 200, SourceState::schema_drift},
-      {R"({"type":"something-else"})", "application/json", 200, SourceState::schema_drift},
-      {"[]", "application/json", 200, SourceState::schema_drift},
-      {"<!DOCTYPE html><html><body>Bad gateway</body></html>", "text/html", 200, SourceState::schema_drift},
-      {"<html><body>cf-chl challenge-platform</body></html>", "text/html", 200, SourceState::rate_limited},
-      {R"({"message":"upstream"})", "application/json", 502, SourceState::unreachable},
-      {R"({"type":"search","web":{"results":[null,1,{"url":"https://x.example"},{"title":"no url"},{"title":"t","url":"file:///etc/passwd"}]}})",
-       "application/json", 200, SourceState::no_results},
-  };
-  for (const auto& c : cases) {
-    FixtureFetcher f;
-    f.on_body(kBrave, c.body, c.type, c.status);
-    TestEnv t(f, brave());
-    auto r = web().search(november(), t.env);
-    EXPECT_EQ(r.state, c.want) << c.body.substr(0, 60) << " -> " << r.reason;
-    EXPECT_FALSE(r.reason.empty());
-  }
+  auto november_search = [](const sources::Source& s, sources::Env& e) { return s.search(november(), e); };
+  HostileTable(web(), kBrave, Format::json)
+      .config(brave())
+      .secret(kKey)
+      .call(november_search, 20)
+      .valid(fixture("web/brave_web_search_rust_2026-11.json"))
+      .huge(R"({"type":"search","web":{"results":[)", page, "]}}")
+      .row("results of the wrong shape", json_reply(R"({"web":{"results":{"0":1}}})"), SourceState::schema_drift)
+      .row("another kind of answer", json_reply(R"({"type":"something-else"})"), SourceState::schema_drift)
+      .row("results of the wrong type",
+           json_reply(R"({"type":"search","web":{"results":[null,1,{"url":"https://x.example"},{"title":"no url"},{"title":"t","url":"file:///etc/passwd"}]}})"),
+           SourceState::no_results)
+      .run();
+  HostileTable(web(), kSearx, Format::json)
+      .config(searx())
+      .call(november_search, 20)
+      .valid(fixture("web/searxng_search_rust.json"))
+      .expect("403", SourceState::error, "format=json")  // SearXNG has no credentials: json output is off
+      .run();
 }

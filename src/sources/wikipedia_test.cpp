@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -5,6 +6,7 @@
 #include "core/time.hpp"
 #include "fake_upstream.hpp"
 #include "fixture_fetcher.hpp"
+#include "hostile.hpp"
 #include "sources/source.hpp"
 
 using namespace testing_support;
@@ -149,36 +151,29 @@ TEST(Wikipedia, MeasuringFailureKeepsTheTopListNumbers) {
 }
 
 TEST(Wikipedia, HostileAnswersEndInAState) {
-  struct Case {
-    std::string body, type;
-    long status;
-    SourceState want;
-  };
-  const std::vector<Case> cases = {
-      {fixture("wikipedia/top_2026-11-27.json").substr(0, 300), "application/json", 200, SourceState::schema_drift},
-      {"", "application/json", 200, SourceState::schema_drift},
-      {R"({"items":{"articles":[]}})", "application/json", 200, SourceState::schema_drift},
-      {"<!DOCTYPE html><html><body>Wikimedia Error</body></html>", "text/html", 200, SourceState::schema_drift},
-      {R"({"error":"x"})", "application/json", 500, SourceState::unreachable},
-      {R"({"items":[{"articles":[{"article":"Main_Page","views":1},{"article":"Special:Search","views":"9"},{"article":null},7,
-         {"article":"Ok","views":-5},{"article":"Huge","views":1e300}]}]})", "application/json", 200, SourceState::no_results},
-  };
-  for (const auto& c : cases) {
-    FixtureFetcher f;
-    f.on_body(kTop, c.body, c.type, c.status);
-    TestEnv t(f);
-    auto r = wiki().listing(week_to_29th(), t.env);
-    EXPECT_EQ(r.state, c.want) << c.body.substr(0, 60) << " -> " << r.reason;
-    EXPECT_FALSE(r.reason.empty());
-  }
-  for (const auto& c : cases) {
+  const auto article = [](std::size_t i) { return fmt::format(R"({{"article":"Article_{}","views":{},"rank":{}}})", i, 900000 - i, i + 1); };
+  HostileTable(wiki(), kTop, Format::json)
+      .listing(week_to_29th())
+      .also(kDaily, fixture("wikipedia/per_article_gpt6_listing.json"))
+      .valid(fixture("wikipedia/top_2026-11-27.json"))
+      .huge(R"({"items":[{"project":"en.wikipedia","access":"all-access","year":"2026","month":"11","day":"27","articles":[)", article,
+            "]}]}")
+      .expect("404", SourceState::error, "no top list for")  // a day not yet published
+      .row("articles of the wrong shape", json_reply(R"({"items":{"articles":[]}})"), SourceState::schema_drift)
+      .row("articles of the wrong type",
+           json_reply(R"({"items":[{"articles":[{"article":"Main_Page","views":1},{"article":"Special:Search","views":"9"},{"article":null},7,
+             {"article":"Ok","views":-5},{"article":"Huge","views":1e300}]}]})"),
+           SourceState::no_results)
+      .run();
+  // Research: the article's summary answers, its daily views do not.
+  for (const auto& c : standard_hostile_answers(Format::json)) {
     FixtureFetcher f;
     f.on_body(kSummary, fixture("wikipedia/summary_rust_programming_language.json"));
-    f.on_body(kDaily, c.body, c.type, c.status);
+    f.on(kDaily, c.reply);
     TestEnv t(f);
     auto r = wiki().search(make_query("rust", "2026-11-01", "2026-11-29"), t.env);
-    EXPECT_NE(r.state, SourceState::ok) << c.body.substr(0, 60);
-    EXPECT_FALSE(r.reason.empty());
+    EXPECT_NE(r.state, SourceState::ok) << c.name;
+    EXPECT_FALSE(r.reason.empty()) << c.name;
   }
 }
 

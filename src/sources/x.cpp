@@ -187,11 +187,12 @@ Failure explain(const Fetched& f) {
   detail = core::truncate_utf8(core::collapse_whitespace(detail), 160);
   if (r.status == 429) {
     if (title == "UsageCapExceeded") return {SourceState::rate_limited, "X usage cap reached: " + detail};
-    return {SourceState::rate_limited, "X rate limit reached (HTTP 429)" + reset_text(r)};
+    return {SourceState::rate_limited, "X rate limit reached (HTTP 429)" + reset_text(r) + retry_after_text(r)};
   }
   if (r.status == 402) return {SourceState::rate_limited, "X API credits depleted (HTTP 402)"};
   if (r.status == 401) return {SourceState::auth_failed, "X rejected X_BEARER_TOKEN (HTTP 401)"};
-  if (r.status == 403)
+  // A 403 that is a block page or a spent limit (the generic classifier says so) is not the app's fault.
+  if (r.status == 403 && f.failure && f.failure->state != SourceState::rate_limited)
     return {SourceState::auth_failed, fmt::format("X refused the app (HTTP 403{}){}", reason.empty() ? "" : ", " + core::truncate_utf8(reason, 40),
                                                   detail.empty() ? "" : ": " + detail)};
   Failure out = *f.failure;

@@ -1,9 +1,11 @@
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "core/text.hpp"
 #include "core/time.hpp"
 #include "fake_upstream.hpp"
 #include "fixture_fetcher.hpp"
+#include "hostile.hpp"
 #include "sources/source.hpp"
 
 using namespace testing_support;
@@ -231,36 +233,23 @@ TEST(X, WithoutTheTokenItIsSkippedNamingTheVariable) {
 }
 
 TEST(X, HostileAnswersEndInAState) {
-  struct Case {
-    std::string body, type;
-    long status;
-    SourceState want;
+  const auto tweet = [](std::size_t i) {
+    return fmt::format(R"({{"id":"{}","text":"rust post {}","author_id":"9","created_at":"2026-11-25T10:00:00Z"}})",
+                       2126061619761905667ULL + i, i);
   };
-  const std::vector<Case> cases = {
-      {fixture("x/search_recent_rust_2026-11.json").substr(0, 700), "application/json", 200, SourceState::schema_drift},
-      {"", "application/json", 200, SourceState::schema_drift},
-      {"[]", "application/json", 200, SourceState::schema_drift},
-      {R"({"data":{"id":"1"}})", "application/json", 200, SourceState::schema_drift},
-      {R"({"unexpected":true})", "application/json", 200, SourceState::schema_drift},
-      {"<!DOCTYPE html><html><body>Something went wrong</body></html>", "text/html", 200, SourceState::schema_drift},
-      {"<html><body>Please verify you are human (captcha)</body></html>", "text/html", 200, SourceState::rate_limited},
-      {R"({"title":"Service Unavailable"})", "application/json", 503, SourceState::unreachable},
-      {R"({"data":[1,"x",null,{"id":"abc","text":"t"},{"id":"12","text":""},{"text":"no id"}],"meta":{"result_count":6}})",
-       "application/json", 200, SourceState::no_results},
-      {R"({"errors":[{"detail":"Could not find tweet"}]})", "application/json", 200, SourceState::error},
-  };
-  for (const auto& c : cases) {
-    FixtureFetcher f;
-    f.on_body(kRoute, c.body, c.type, c.status);
-    TestEnv t(f, keyed());
-    auto r = x().search(november(), t.env);
-    EXPECT_EQ(r.state, c.want) << c.body.substr(0, 80) << " -> " << r.reason;
-    EXPECT_FALSE(r.reason.empty());
-  }
-  FixtureFetcher f;
-  f.on_error(kRoute, http::NetError::timeout);
-  TestEnv t(f, keyed());
-  EXPECT_EQ(x().search(november(), t.env).state, SourceState::timeout);
+  HostileTable(x(), kRoute, Format::json)
+      .config(keyed())
+      .secret(kToken)
+      .call([](const sources::Source& s, sources::Env& e) { return s.search(november(), e); }, 25)
+      .valid(fixture("x/search_recent_rust_2026-11.json"))
+      .huge(R"({"data":[)", tweet, R"(],"meta":{"result_count":20000}})")
+      .row("data of the wrong shape", json_reply(R"({"data":{"id":"1"}})"), SourceState::schema_drift)
+      .row("neither data nor meta", json_reply(R"({"unexpected":true})"), SourceState::schema_drift)
+      .row("tweets of the wrong type",
+           json_reply(R"({"data":[1,"x",null,{"id":"abc","text":"t"},{"id":"12","text":""},{"text":"no id"}],"meta":{"result_count":6}})"),
+           SourceState::no_results)
+      .row("only errors", json_reply(R"({"errors":[{"detail":"Could not find tweet"}]})"), SourceState::error)
+      .run();
 }
 
 TEST(X, OddValuesAreToleratedNotInvented) {

@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -9,6 +10,7 @@
 #include "core/time.hpp"
 #include "fake_upstream.hpp"
 #include "fixture_fetcher.hpp"
+#include "hostile.hpp"
 #include "proc_test_support.hpp"
 #include "sources/source.hpp"
 #include "spawn.hpp"
@@ -169,29 +171,22 @@ TEST(YouTube, StatisticsFailureKeepsTheVideosAsPartial) {
 }
 
 TEST(YouTube, HostileAnswersEndInAState) {
-  struct Case {
-    std::string body, type;
-    long status;
-    SourceState want;
+  const auto video = [](std::size_t i) {
+    return fmt::format(R"({{"id":{{"videoId":"v{:010}"}},"snippet":{{"title":"rust video {}","publishedAt":"2026-11-20T10:00:00Z","channelTitle":"c"}}}})",
+                       i, i);
   };
-  const std::vector<Case> cases = {
-      {fixture("youtube/search_list_rust_2026-11.json").substr(0, 500), "application/json", 200, SourceState::schema_drift},
-      {"", "application/json", 200, SourceState::schema_drift},
-      {R"({"kind":"youtube#searchListResponse"})", "application/json", 200, SourceState::schema_drift},
-      {R"({"items":[1,null,{"id":"notanobject"},{"id":{"videoId":"../../etc"},"snippet":{"title":"x"}},{"id":{"videoId":"abcdefghijk"}}]})",
-       "application/json", 200, SourceState::no_results},
-      {"<!DOCTYPE html><html><body>Error 404 (Not Found)!!1</body></html>", "text/html", 200, SourceState::schema_drift},
-      {R"({"error":{"code":500,"message":"Backend Error"}})", "application/json", 500, SourceState::unreachable},
-      {"not even close", "application/json", 401, SourceState::auth_failed},
-  };
-  for (const auto& c : cases) {
-    FixtureFetcher f;
-    f.on_body(kSearch, c.body, c.type, c.status);
-    TestEnv t(f, keyed());
-    auto r = yt().search(make_query("rust", "2026-11-01", "2026-11-29"), t.env);
-    EXPECT_EQ(r.state, c.want) << c.body.substr(0, 60) << " -> " << r.reason;
-    EXPECT_FALSE(r.reason.empty());
-  }
+  HostileTable(yt(), kSearch, Format::json)
+      .config(keyed())
+      .secret(kKey)
+      .also(kVideos, fixture("youtube/videos_list_rust_2026-11.json"))
+      .valid(fixture("youtube/search_list_rust_2026-11.json"))
+      .huge(R"({"kind":"youtube#searchListResponse","items":[)", video, "]}")
+      .row("no items", json_reply(R"({"kind":"youtube#searchListResponse"})"), SourceState::schema_drift)
+      .row("items of the wrong type",
+           json_reply(R"({"items":[1,null,{"id":"notanobject"},{"id":{"videoId":"../../etc"},"snippet":{"title":"x"}},{"id":{"videoId":"abcdefghijk"}}]})"),
+           SourceState::no_results)
+      .row("a key refused with a body that is not JSON", reply(401, "not even close"), SourceState::auth_failed)
+      .run();
 }
 
 TEST(YouTube, WithoutKeyOrYtDlpItIsSkippedNamingBoth) {
