@@ -108,8 +108,8 @@ std::optional<Failure> classify(const http::Response& r, Expect expect) {
     case NetError::internal: return Failure{SourceState::error, r.error_detail};
   }
   if (r.status == 429) {
-    auto ra = r.header("retry-after");
-    return Failure{SourceState::rate_limited, ra ? "HTTP 429" + retry_after_text(r) : std::string("HTTP 429 Too Many Requests")};
+    const std::string retry = retry_after_text(r);
+    return Failure{SourceState::rate_limited, retry.empty() ? std::string("HTTP 429 Too Many Requests") : "HTTP 429" + retry};
   }
   if (r.status == 401) return Failure{SourceState::auth_failed, "HTTP 401: credentials rejected"};
   if (r.status == 403) {

@@ -28,14 +28,6 @@ sources::Query november(const std::string& text = "rust 1.92") {
   return q;
 }
 
-http::Response answer(long status, std::string body, std::vector<http::Header> headers = {}) {
-  http::Response r;
-  r.status = status;
-  r.content_type = "application/json";
-  r.body = std::move(body);
-  r.headers = std::move(headers);
-  return r;
-}
 
 }  // namespace
 
@@ -103,7 +95,7 @@ TEST(Web, BraveErrorsInItsOwnForms) {
     FixtureFetcher f;
     const bool stops = c.want != SourceState::error;
     if (stops) f.hold("q=cargo");
-    f.on(kBrave, answer(c.status, c.body, c.headers));
+    f.on(kBrave, reply(c.status, c.body, "application/json", c.headers));
     TestEnv t(f, brave());
     auto q = november();
     q.sub_queries.push_back({"cargo", 0.5});

@@ -22,14 +22,6 @@ core::UnixSeconds at(const char* iso) { return *core::parse_iso8601(iso); }
 
 core::Config keyed() { return core::Config({{"X_BEARER_TOKEN", kToken}}, {}); }
 
-http::Response answer(long status, std::string body, std::vector<http::Header> headers = {}) {
-  http::Response r;
-  r.status = status;
-  r.content_type = "application/json";
-  r.body = std::move(body);
-  r.headers = std::move(headers);
-  return r;
-}
 
 // A November 2026 window seen from noon on its last day.
 sources::Query november(const std::string& text = "rust 1.92") {
@@ -149,7 +141,7 @@ TEST(X, WindowWhollyOlderThanSevenDaysSendsNothing) {
 
 TEST(X, RateLimitedWithTheResetTimeAndNoRetryStorm) {
   FixtureFetcher f;
-  f.on(kRoute, answer(429, fixture("x/error_429_too_many_requests.json"),
+  f.on(kRoute, reply(429, fixture("x/error_429_too_many_requests.json"), "application/json",
                       {{"x-rate-limit-limit", "60"}, {"x-rate-limit-remaining", "0"}, {"x-rate-limit-reset", "1796041800"}}));
   TestEnv t(f, keyed());
   auto q = november();
@@ -162,7 +154,7 @@ TEST(X, RateLimitedWithTheResetTimeAndNoRetryStorm) {
   EXPECT_LE(f.urls().size(), 3u) << "at most three, each sent at most once: no retry";
 
   FixtureFetcher g;
-  g.on(kRoute, answer(429, fixture("x/error_429_usage_capped.json")));
+  g.on(kRoute, reply(429, fixture("x/error_429_usage_capped.json")));
   TestEnv u(g, keyed());
   auto capped = x().search(november(), u.env);
   EXPECT_EQ(capped.state, SourceState::rate_limited);
@@ -180,7 +172,7 @@ TEST(X, AtMostThreeRequestsAndNoneAfterTheLimitSaysZero) {
   EXPECT_EQ(r.requests, 3);
 
   FixtureFetcher g;
-  g.on(kRoute, answer(200, fixture("x/search_recent_rust_2026-11.json"), {{"x-rate-limit-remaining", "0"}, {"x-rate-limit-reset", "1796041800"}}));
+  g.on(kRoute, reply(200, fixture("x/search_recent_rust_2026-11.json"), "application/json", {{"x-rate-limit-remaining", "0"}, {"x-rate-limit-reset", "1796041800"}}));
   TestEnv u(g, keyed());
   auto q2 = november();
   q2.sub_queries.push_back({"cargo", 0.5});
@@ -210,7 +202,7 @@ TEST(X, RejectedTokenIsAuthFailedAndNeverEchoed) {
     FixtureFetcher f;
     const bool stops = c.want != SourceState::error;
     if (stops) f.hold("query=more");
-    f.on(kRoute, answer(c.status, c.body));
+    f.on(kRoute, reply(c.status, c.body));
     TestEnv t(f, keyed());
     auto q = november();
     q.sub_queries.push_back({"more", 0.5});

@@ -30,13 +30,6 @@ constexpr const char* kVideos = "googleapis.com/youtube/v3/videos?";
 core::UnixSeconds at(const char* iso) { return *core::parse_iso8601(iso); }
 core::Config keyed() { return core::Config({{"YOUTUBE_API_KEY", kKey}}, {}); }
 
-http::Response answer(long status, std::string body) {
-  http::Response r;
-  r.status = status;
-  r.content_type = "application/json";
-  r.body = std::move(body);
-  return r;
-}
 
 const model::Item* find(const sources::SourceResult& r, const std::string& id) {
   for (const auto& i : r.items)
@@ -144,7 +137,7 @@ TEST(YouTube, ApiErrorsAreTheirOwnStates) {
     FixtureFetcher f;
     const bool stops = c.want != SourceState::error;
     if (stops) f.hold("q=cargo");
-    f.on(kSearch, answer(c.status, c.body));
+    f.on(kSearch, reply(c.status, c.body));
     TestEnv t(f, keyed());
     auto q = make_query("rust", "2026-11-01", "2026-11-29");
     q.sub_queries.push_back({"cargo", 0.5});
@@ -159,7 +152,7 @@ TEST(YouTube, ApiErrorsAreTheirOwnStates) {
 TEST(YouTube, StatisticsFailureKeepsTheVideosAsPartial) {
   FixtureFetcher f;
   f.on_body(kSearch, fixture("youtube/search_list_rust_2026-11.json"));
-  f.on(kVideos, answer(403, fixture("youtube/error_403_quota_exceeded.json")));
+  f.on(kVideos, reply(403, fixture("youtube/error_403_quota_exceeded.json")));
   TestEnv t(f, keyed());
   auto r = yt().search(make_query("rust 1.92", "2026-11-01", "2026-11-29"), t.env);
   EXPECT_EQ(r.state, SourceState::partial);
