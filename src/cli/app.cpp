@@ -58,10 +58,7 @@ bool write_record_meta(const std::string& dir, core::UnixSeconds now, const pers
   return writer.write(fs::path(dir) / kRunMeta, nlohmann::json{{"now", now}, {"version", L30_VERSION}}.dump(1) + "\n");
 }
 
-int usage(const std::string& message) {
-  std::fprintf(stderr, "last30days: %s\n", message.c_str());
-  return 2;
-}
+int usage(const std::string& message) { return fail(2, message); }
 
 }  // namespace
 
@@ -94,13 +91,13 @@ int run(int argc, const char* const* argv, const TestSeams& seams) {
   }
   if (!output) return usage(fmt::format("--output '{}': {}", o.output_file, output_error));
 
-  RunContext ctx{core::Config::from_process(), wall_now, nullptr, &*output};
+  app::RunContext ctx{core::Config::from_process(), wall_now, nullptr};
   if (seams.subrun != nullptr) ctx.subrun = seams.subrun;
   for (const auto& secret : ctx.config.secret_values()) core::redact::add_secret(secret);
   if (!ctx.config.file_error().empty()) return usage(ctx.config.file_error());
   if (auto key = ctx.config.malformed_credential())
     return usage(fmt::format("{} contains a control character (a line break?): fix it in the environment or the config file", *key));
-  if (o.save && !memory_dir(o, ctx.config))
+  if (o.save && !app::memory_dir(o.save_dir, ctx.config))
     return usage("--save: HOME is not an absolute path; give --save-dir DIR or set LAST30DAYS_MEMORY_DIR");
 
   if (!o.replay_dir.empty()) {
@@ -134,14 +131,15 @@ int run(int argc, const char* const* argv, const TestSeams& seams) {
     return 2;
   }
 
+  const Frame frame{ctx, *output, writer};
   switch (o.command) {
-    case Command::research: return research_command(o, ctx, writer);
-    case Command::discover: return discover_command(o, ctx, writer);
-    case Command::doctor: return doctor_command(o, ctx, writer);
-    case Command::mcp: return mcp::serve(std::make_shared<const RunContext>(ctx), writer);
+    case Command::research: return research_command(o, frame);
+    case Command::discover: return discover_command(o, frame);
+    case Command::doctor: return doctor_command(o, frame);
+    case Command::mcp: return mcp::serve(std::make_shared<const app::RunContext>(ctx), writer);
     case Command::completions: return 1;  // answered by parse_args
-    case Command::library: return library_command(o, ctx, writer);
-    case Command::watch: return watch_command(o, ctx, writer);
+    case Command::library: return library_command(o, frame);
+    case Command::watch: return watch_command(o, frame);
   }
   return 1;
 }

@@ -1,5 +1,5 @@
-// last30days doctor: every source probed at once with its cheapest request, then a table
-// of state, latency and what to do next, and which credentials are set (never a value).
+// last30days doctor: the probes' table of state, latency and what to do next, and which
+// credentials are set (never a value).
 #include <nlohmann/json.hpp>
 #include <fmt/format.h>
 
@@ -9,52 +9,12 @@
 #include "cli/commands.hpp"
 #include "core/text.hpp"
 #include "core/time.hpp"
-#include "pipeline/client_fetcher.hpp"
-#include "pipeline/research.hpp"
-#include "proc/subprocess.hpp"
 
 namespace cli {
 
 namespace {
 
-constexpr core::Millis kProbeBudget{10000};  // each source's own deadline
-constexpr core::Millis kDoctorTimeout{15000};
-
-struct Row {
-  const sources::Source* source;
-  model::SourceStatus status;
-  std::string fix;
-};
-
-// "/home/ann/.config/last30days/.env" -> "~/.config/last30days/.env"
-std::string tilde(const std::string& path, const core::Config& cfg) {
-  const auto home = cfg.home();
-  if (home && home->size() > 1 && path.rfind(*home + "/", 0) == 0) return "~" + path.substr(home->size());
-  return path;
-}
-
-std::string generic_fix(model::SourceState s, std::string_view env_file) {
-  using S = model::SourceState;
-  switch (s) {
-    case S::unreachable: return "check the network or proxy (LAST30DAYS_HOST_MAP reroutes a host)";
-    case S::timeout: return "the source was slow: try again, or give doctor --timeout SECONDS";
-    case S::rate_limited: return "wait and try again later";
-    case S::auth_failed: return fmt::format("a credential was rejected: renew it in {}", env_file);
-    case S::schema_drift: return "the API answered in an unexpected shape: update last30days";
-    case S::skipped_unconfigured: return fmt::format("set its credentials in {}", env_file);
-    case S::error: return "see the reason above";
-    default: return {};
-  }
-}
-
-// A network or format problem has the same fix whatever the source; otherwise the
-// source knows best (its credentials, its keyless limits).
-std::string fix_for(const sources::Source& s, model::SourceState st, const core::Config& cfg, std::string_view env_file) {
-  using S = model::SourceState;
-  if (st == S::unreachable || st == S::timeout || st == S::schema_drift || st == S::error) return generic_fix(st, env_file);
-  std::string advice = s.advice(st, cfg, env_file);
-  return advice.empty() ? generic_fix(st, env_file) : advice;
-}
+using Row = app::DoctorRow;
 
 bool works(model::SourceState s) {
   return s == model::SourceState::ok || s == model::SourceState::no_results || s == model::SourceState::partial;
@@ -146,42 +106,16 @@ std::string render_json(const std::vector<Row>& rows, const std::vector<std::pai
 
 }  // namespace
 
-int doctor_command(const Options& o, RunContext& ctx, const persist::Writer& /*writer*/) {
-  std::vector<const sources::Source*> srcs;
-  for (const auto* s : sources::all())
-    if (o.sources.empty() || std::find(o.sources.begin(), o.sources.end(), s->id()) != o.sources.end()) srcs.push_back(s);
-
-  pipeline::ClientFetcher fetcher(ctx.client);
-  const auto budget = o.timeout_seconds ? core::millis_from_seconds(*o.timeout_seconds) : kDoctorTimeout;
-  const pipeline::ResearchEnv env{ctx.config, fetcher, core::Deadline::in(budget), {}};
-  // In parallel, each with its own short deadline; politeness is the HTTP client's, as in a run.
-  auto probed = pipeline::fetch_all(srcs, env, std::min(kProbeBudget, budget),
-                                    [&](const sources::Source& s, sources::Env& senv) { return s.probe(senv, ctx.now); });
-
-  const auto env_path = ctx.config.env_file_path();
-  const std::string env_file = env_path ? tilde(*env_path, ctx.config) : std::string("the .env file (HOME is not an absolute path)");
-  std::error_code ec;
-  const bool env_exists = env_path && std::filesystem::is_regular_file(*env_path, ec);
-  std::vector<Row> rows;
-  std::vector<std::pair<std::string, bool>> creds;
-  for (const auto* s : srcs) {
-    Row r{s, probed.status[std::string(s->id())], {}};
-    r.fix = fix_for(*s, r.status.state, ctx.config, env_file);
-    rows.push_back(std::move(r));
-    for (auto key : s->config_keys())
-      if (std::none_of(creds.begin(), creds.end(), [&](const auto& c) { return c.first == key; }))
-        creds.emplace_back(std::string(key), !core::trim(ctx.config.get(key).value_or("")).empty());
-  }
-  const auto ytdlp = proc::find_in_path("yt-dlp", ctx.config.get("PATH").value_or(""));
-
+int doctor_command(const Options& o, const Frame& f) {
+  const auto d = app::run_doctor({o.sources, o.timeout_seconds}, f.ctx);
   std::string text;
   switch (o.emit) {
-    case Emit::json: text = render_json(rows, creds, ytdlp, env_file, env_exists, ctx.now); break;
-    case Emit::md: text = render_markdown(rows, env_file); break;
-    default: text = render_text(rows, creds, ytdlp, env_file, env_exists); break;
+    case Emit::json: text = render_json(d.rows, d.credentials, d.ytdlp, d.env_file, d.env_exists, f.ctx.now); break;
+    case Emit::md: text = render_markdown(d.rows, d.env_file); break;
+    default: text = render_text(d.rows, d.credentials, d.ytdlp, d.env_file, d.env_exists); break;
   }
-  if (const int failed = emit(ctx, text)) return failed;
-  return exit_code_for(o, probed.status);
+  if (const int failed = emit(f.output, text)) return failed;
+  return exit_code_for(o, d.status);
 }
 
 }  // namespace cli

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/run.hpp"
 #include "cli/completions.hpp"
 #include "core/file.hpp"
 #include "core/text.hpp"
@@ -191,9 +192,9 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   }
   // What the user typed is echoed in briefs, logs and messages: never a raw control
   // character or invalid UTF-8 on a terminal.
-  for (const auto& w : words) o.topic += (o.topic.empty() ? "" : " ") + w;
-  const std::string typed = core::strip_controls(o.topic);  // comparison separators need the spaces as typed
-  o.topic = core::printable_line(o.topic);
+  std::string typed;
+  for (const auto& w : words) typed += (typed.empty() ? "" : " ") + w;
+  o.topic = core::printable_line(typed);
 
   // Dependent flags need their anchor.
   for (auto name : kDiscoveryOnly)
@@ -267,18 +268,13 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   if (auto bad = check_memory_options(o)) return usage_error(*bad);
 
   switch (o.command) {
-    case Command::research:
-      if (o.topic.empty()) return usage_error("a TOPIC is required (or --discover, doctor, library, watch)");
-      if (core::utf8_length(o.topic) > pipeline::kMaxTopicChars)
-        return usage_error(fmt::format("the topic is longer than {} characters", pipeline::kMaxTopicChars));
-      if (!o.no_compare) {
-        auto split = pipeline::split_comparison(typed);
-        if (!split.error.empty()) return usage_error(split.error);
-        if (!split.entities.empty() && o.plan_json)
-          return usage_error("--plan describes one topic, not a comparison: drop --plan or add --no-compare");
-        o.entities = std::move(split.entities);
-      }
+    case Command::research: {
+      app::ResearchRequest request;
+      request.plan_json = o.plan_json;
+      if (auto bad = app::settle_topic(typed, o.no_compare, request)) return usage_error(*bad);
+      o.entities = std::move(request.entities);
       break;
+    }
     case Command::discover:
       if (!o.topic.empty())
         return usage_error(fmt::format("--discover takes no topic (got '{}'): to pick a domain write --discover=DOMAIN", o.topic));

@@ -4,13 +4,14 @@
 #include <string>
 #include <vector>
 
+#include "app/format.hpp"
 #include "core/time.hpp"
 #include "model/report.hpp"
 
 namespace cli {
 
 enum class Command { research, discover, doctor, library, watch, mcp, completions };
-enum class Emit { compact, md, json, html };
+using Emit = app::Format;
 
 struct Options {
   Command command = Command::research;

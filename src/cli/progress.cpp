@@ -244,8 +244,8 @@ TerminalProgress::TerminalProgress(std::unique_ptr<Impl> impl) : impl_(std::move
 
 TerminalProgress::~TerminalProgress() { finish(); }
 
-RunHooks TerminalProgress::hooks() {
-  RunHooks h;
+app::RunHooks TerminalProgress::hooks() {
+  app::RunHooks h;
   Impl* im = impl_.get();
   h.on_source = [im](const pipeline::SourceEvent& e) { im->on_source(e); };
   h.on_topic = [im](const discover::TopicEvent& e) { im->on_topic(e); };

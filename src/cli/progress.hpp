@@ -22,7 +22,7 @@ class TerminalProgress {
   TerminalProgress& operator=(const TerminalProgress&) = delete;
 
   // Hooks feeding this display (thread-safe); stop is left empty.
-  RunHooks hooks();
+  app::RunHooks hooks();
   // The final state stays on screen; later stderr lines print below it. Idempotent.
   void finish();
 
@@ -37,7 +37,7 @@ class TerminalProgress {
 struct ProgressScope {
   ProgressScope(const Options& o, const core::Config& config, std::string title, bool per_topic = false)
       : display(TerminalProgress::start(o, config, std::move(title), per_topic)) {}
-  RunHooks hooks() const { return display ? display->hooks() : RunHooks{}; }
+  app::RunHooks hooks() const { return display ? display->hooks() : app::RunHooks{}; }
   void finish() const {
     if (display) display->finish();
   }

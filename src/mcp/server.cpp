@@ -62,7 +62,7 @@ struct Session::State {
   std::mutex mu;
   std::condition_variable cv;
   Sink sink;
-  std::shared_ptr<const cli::RunContext> ctx;
+  std::shared_ptr<const app::RunContext> ctx;
   const persist::Writer* writer = nullptr;  // valid while serve() runs: used inline only
   std::string protocol;  // negotiated; empty before initialize
   std::map<std::string, std::shared_ptr<Call>> calls;  // in flight, by id
@@ -117,26 +117,24 @@ json success(const std::string& json_text, const std::string& markdown, const st
 }
 
 json execute(State& st, const std::shared_ptr<Call>& call, const mcp::ToolCall& tc) {
-  cli::RunContext ctx = *st.ctx;
+  app::RunContext ctx = *st.ctx;
   if (!ctx.client->replaying()) ctx.now = core::now_unix();  // a server outlives its start day
-  cli::RunHooks hooks;
+  app::RunHooks hooks;
   hooks.stop = call->stop.get_token();
-  const cli::Options& o = *tc.options;
   switch (tc.tool) {
     case Tool::research: {
-      int total = 0;
-      for (const auto* s : sources::all())
-        total += o.sources.empty() || std::find(o.sources.begin(), o.sources.end(), s->id()) != o.sources.end() ? 1 : 0;
-      const bool comparison = !o.entities.empty();
-      total *= comparison ? static_cast<int>(o.entities.size()) : 1;
+      const auto& r = tc.research;
+      const int total = static_cast<int>(app::allowed_sources(r.sources).size()) *
+                        (r.entities.empty() ? 1 : static_cast<int>(r.entities.size()));
+      const bool comparison = !r.entities.empty();
       hooks.on_source = [&st, call, total, comparison](const pipeline::SourceEvent& e) {
         if (!e.finished) return;
         progress(st, *call, fmt::format("{}{}: {}, {} item{} ({} ms)", comparison ? std::string(e.topic) + " · " : "", e.source,
                                         model::to_string(e.state), e.items, e.items == 1 ? "" : "s", e.elapsed_ms), total);
       };
-      const auto run = cli::run_research(o, ctx, hooks);
-      if (!run.ok()) return tool_error(run.error);
-      return success(cli::render_research(cli::Emit::json, run), cli::render_research(cli::Emit::md, run), call->protocol);
+      const auto run = app::run_research(r, ctx, hooks);
+      if (!run.ok()) return tool_error(in_tool_terms(run.error));
+      return success(app::render_research(app::Format::json, run), app::render_research(app::Format::md, run), call->protocol);
     }
     case Tool::discover: {
       hooks.on_source = [&st, call](const pipeline::SourceEvent& e) {
@@ -150,8 +148,10 @@ json execute(State& st, const std::shared_ptr<Call>& call, const mcp::ToolCall& 
           progress(st, *call, fmt::format("enriched \"{}\": {}, {} item{}", e.topic, model::to_string(e.status), e.items,
                                           e.items == 1 ? "" : "s"), std::nullopt);
       };
-      const auto report = cli::run_discovery(o, ctx, hooks);
-      return success(cli::render_discovery(cli::Emit::json, report), cli::render_discovery(cli::Emit::md, report), call->protocol);
+      auto request = tc.discovery;
+      request.replaying = ctx.client->replaying();
+      const auto report = app::run_discovery(request, ctx, hooks);
+      return success(app::render_discovery(app::Format::json, report), app::render_discovery(app::Format::md, report), call->protocol);
     }
     case Tool::library_search:
       break;
@@ -161,10 +161,9 @@ json execute(State& st, const std::shared_ptr<Call>& call, const mcp::ToolCall& 
 
 // Answered inline: it is a local query, not a network run.
 json library_search(const Session::State& st, const mcp::ToolCall& tc) {
-  std::string error;
-  int code = 0;
-  const auto result = cli::search_library(*tc.options, *st.ctx, *st.writer, &error, &code);
-  if (!result) return tool_error(error);
+  app::Problem problem;
+  const auto result = app::search_library(tc.library, *st.ctx, *st.writer, &problem);
+  if (!result) return tool_error(problem.message);
   return success(render::library_json(*result), render::library_compact(*result), st.protocol);
 }
 
@@ -221,7 +220,7 @@ json initialize_result(const std::string& version) {
 
 }  // namespace
 
-Session::Session(std::shared_ptr<const cli::RunContext> ctx, const persist::Writer& writer, Sink sink)
+Session::Session(std::shared_ptr<const app::RunContext> ctx, const persist::Writer& writer, Sink sink)
     : st_(std::make_shared<State>()) {
   st_->ctx = std::move(ctx);
   st_->writer = &writer;
@@ -271,7 +270,7 @@ void start_call(const std::shared_ptr<State>& st, const Message& m, const std::s
     arguments = *a;
   }
   auto tc = tool_call(*tool, arguments, core::now_unix());
-  if (!tc.options) return deliver(*st, batch, response(m.id, tool_error(tc.error)));
+  if (!tc.ok) return deliver(*st, batch, response(m.id, tool_error(tc.error)));
   if (tc.tool == Tool::library_search) return deliver(*st, batch, response(m.id, library_search(*st, tc)));
 
   auto call = std::make_shared<Call>();
@@ -437,7 +436,7 @@ class Output {
 
 }  // namespace
 
-int serve(std::shared_ptr<const cli::RunContext> ctx, const persist::Writer& writer) {
+int serve(std::shared_ptr<const app::RunContext> ctx, const persist::Writer& writer) {
   // Keep fd 1 for the protocol alone: stdout now goes to stderr for anything else.
   const int proto = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
   if (proto < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {

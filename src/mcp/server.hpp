@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "cli/commands.hpp"
+#include "app/run.hpp"
 
 namespace mcp {
 
@@ -25,7 +25,7 @@ class Session {
   using Sink = std::function<void(const std::string& line)>;
   // writer: the top-level command's capability; library_search (answered inline, while
   // serve() runs) opens the research store with it.
-  Session(std::shared_ptr<const cli::RunContext> ctx, const persist::Writer& writer, Sink sink);
+  Session(std::shared_ptr<const app::RunContext> ctx, const persist::Writer& writer, Sink sink);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -44,6 +44,6 @@ class Session {
 
 // Serves on fds 0/1 until stdin closes. Stdout is kept for protocol messages only:
 // anything else that writes to fd 1 lands on stderr. Returns the exit code.
-int serve(std::shared_ptr<const cli::RunContext> ctx, const persist::Writer& writer);
+int serve(std::shared_ptr<const app::RunContext> ctx, const persist::Writer& writer);
 
 }  // namespace mcp

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/text.hpp"
+#include "discover/enrich.hpp"
 #include "model/source_state.hpp"
 #include "sources/source.hpp"
 
@@ -139,24 +140,6 @@ json library_output_schema() {
                 {"required", {"title", "url", "source", "first_seen", "last_seen", "sightings", "score", "snippet", "topics"}}}}}}}}};
 }
 
-// What the tool's arguments are called on the command line, to speak the caller's terms.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 6> kFlagNames{
-    {{"--days", "days"}, {"--as-of", "as_of"}, {"--search", "sources"}, {"--enrich-budget", "budget_seconds"},
-     {"--quick", "depth"}, {"--discover", "domain"}}};
-
-std::string in_tool_terms(std::string message) {
-  for (const auto& [flag, arg] : kFlagNames)
-    for (auto pos = message.find(flag); pos != std::string::npos; pos = message.find(flag, pos + arg.size())) {
-      const auto end = pos + flag.size();
-      if (end < message.size() && (std::isalnum(static_cast<unsigned char>(message[end])) || message[end] == '-')) {
-        pos = end;
-        continue;
-      }
-      message.replace(pos, flag.size(), arg);
-    }
-  return message;
-}
-
 struct Checker {
   const json& args;
   std::string error;
@@ -210,17 +193,6 @@ struct Checker {
     return false;
   }
 };
-
-ToolCall parse_with_cli(Tool tool, std::vector<std::string> argv, core::UnixSeconds today) {
-  std::vector<const char*> ptrs;
-  for (const auto& a : argv) ptrs.push_back(a.c_str());
-  auto parsed = cli::parse_args(static_cast<int>(ptrs.size()), ptrs.data(), today);
-  ToolCall out;
-  out.tool = tool;
-  if (parsed.options) out.options = std::move(parsed.options);
-  else out.error = in_tool_terms(parsed.message.empty() ? "invalid arguments" : parsed.message);
-  return out;
-}
 
 }  // namespace
 
@@ -289,6 +261,25 @@ json tool_list(bool with_output_schemas) {
   return json::array({research, discover, library});
 }
 
+// What the tools' arguments are called on the command line, to speak the caller's terms.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 9> kFlagNames{
+    {{"add --no-compare", "set \"no_compare\": true"}, {"--no-compare", "\"no_compare\""}, {"--plan", "plan"},
+     {"--days", "days"}, {"--as-of", "as_of"}, {"--search", "sources"}, {"--enrich-budget", "budget_seconds"},
+     {"--quick", "depth"}, {"--discover", "domain"}}};
+
+std::string in_tool_terms(std::string message) {
+  for (const auto& [flag, arg] : kFlagNames)
+    for (auto pos = message.find(flag); pos != std::string::npos; pos = message.find(flag, pos + arg.size())) {
+      const auto end = pos + flag.size();
+      if (end < message.size() && (std::isalnum(static_cast<unsigned char>(message[end])) || message[end] == '-')) {
+        pos = end;
+        continue;
+      }
+      message.replace(pos, flag.size(), arg);
+    }
+  return message;
+}
+
 ToolCall tool_call(Tool tool, const json& arguments, core::UnixSeconds today) {
   ToolCall out;
   out.tool = tool;
@@ -297,49 +288,62 @@ ToolCall tool_call(Tool tool, const json& arguments, core::UnixSeconds today) {
     out.error = c.error;
     return out;
   };
-  std::vector<std::string> argv{"last30days"};
+  auto valid = [&] {
+    out.ok = true;
+    return out;
+  };
   switch (tool) {
     case Tool::research: {
+      auto& r = out.research;
       std::string topic, as_of, depth;
       std::optional<long long> days;
       if (!c.allowed("research", {"topic", "days", "as_of", "depth", "sources"}) || !c.string("topic", &topic, true) ||
           !c.integer("days", &days) || !c.string("as_of", &as_of) || !c.string("depth", &depth))
         return failed();
-      if (days) argv.insert(argv.end(), {"--days", std::to_string(*days)});
-      if (!as_of.empty()) argv.insert(argv.end(), {"--as-of", as_of});
-      if (depth == "quick") argv.emplace_back("--quick");
-      else if (depth == "deep") argv.emplace_back("--deep");
+      if (topic.find_first_not_of(" \t\r\n") == std::string::npos) return c.fail("\"topic\" must not be empty"), failed();
+      if (days) {
+        if (*days < 1 || *days > 365) return c.fail("days must be between 1 and 365"), failed();
+        r.days = static_cast<int>(*days);
+      }
+      if (!as_of.empty()) {
+        const auto d = core::parse_date(as_of);
+        if (!d) return c.fail(fmt::format("as_of '{}' is not a date (YYYY-MM-DD)", as_of)), failed();
+        if (*d > core::start_of_day(today)) return c.fail("as_of is in the future"), failed();
+        r.as_of = *d;
+      }
+      if (depth == "quick") r.depth = model::Depth::quick;
+      else if (depth == "deep") r.depth = model::Depth::deep;
       else if (!depth.empty() && depth != "default")
         return c.fail(fmt::format("\"depth\" must be quick, default or deep (got \"{}\")", depth)), failed();
       if (const json* s = c.get("sources")) {
         if (!s->is_array() || s->empty()) return c.fail("\"sources\" must be a non-empty array of source ids"), failed();
-        std::string list;
         for (const auto& id : *s) {
-          if (!id.is_string() || id.get_ref<const std::string&>().find(',') != std::string::npos)
-            return c.fail("\"sources\" must be an array of source ids (strings)"), failed();
-          list += (list.empty() ? "" : ",") + id.get<std::string>();
+          if (!id.is_string()) return c.fail("\"sources\" must be an array of source ids (strings)"), failed();
+          const auto* src = sources::find(core::trim(id.get_ref<const std::string&>()));
+          if (src == nullptr) {
+            std::string known;
+            for (const auto* k : sources::all()) known += (known.empty() ? "" : ", ") + std::string(k->id());
+            return c.fail(fmt::format("sources: unknown source '{}' (known: {})", id.get<std::string>(), known)), failed();
+          }
+          if (std::find(r.sources.begin(), r.sources.end(), src->id()) == r.sources.end()) r.sources.emplace_back(src->id());
         }
-        argv.insert(argv.end(), {"--search", list});
       }
-      if (topic.find_first_not_of(" \t\r\n") == std::string::npos) return c.fail("\"topic\" must not be empty"), failed();
-      argv.insert(argv.end(), {"--", topic});
-      auto call = parse_with_cli(tool, std::move(argv), today);
-      // A topic that happens to be a command word ("doctor", "mcp") is still a topic here.
-      if (call.options && call.options->command != cli::Command::research) {
-        call.options->command = cli::Command::research;
-        call.options->topic = call.options->command_args.empty() ? topic : std::string(core::trim(topic));
-        call.options->command_args.clear();
-      }
-      return call;
+      if (auto bad = app::settle_topic(topic, false, r)) return c.fail(in_tool_terms(*bad)), failed();
+      return valid();
     }
     case Tool::discover: {
-      std::string domain;
+      auto& r = out.discovery;
       std::optional<double> budget;
-      if (!c.allowed("discover", {"domain", "budget_seconds"}) || !c.string("domain", &domain) || !c.number("budget_seconds", &budget))
+      if (!c.allowed("discover", {"domain", "budget_seconds"}) || !c.string("domain", &r.domain) || !c.number("budget_seconds", &budget))
         return failed();
-      argv.push_back(domain.empty() ? std::string("--discover") : "--discover=" + domain);
-      if (budget) argv.insert(argv.end(), {"--enrich-budget", fmt::format("{}", *budget)});
-      return parse_with_cli(tool, std::move(argv), today);
+      if (!r.domain.empty() && core::trim(r.domain).empty()) return c.fail("\"domain\" must not be blank (omit it for global discovery)"), failed();
+      r.domain = core::printable_line(r.domain);
+      if (budget) {
+        if (!std::isfinite(*budget) || *budget <= 0 || *budget > discover::kMaxBudgetSeconds)
+          return c.fail(fmt::format("budget_seconds must be a number of seconds in (0, {}]", discover::kMaxBudgetSeconds)), failed();
+        r.enrich_budget = *budget;
+      }
+      return valid();
     }
     case Tool::library_search: {
       std::string query;
@@ -348,13 +352,9 @@ ToolCall tool_call(Tool tool, const json& arguments, core::UnixSeconds today) {
         return failed();
       if (query.find_first_not_of(" \t\r\n") == std::string::npos) return c.fail("\"query\" must not be empty"), failed();
       if (limit && (*limit < 1 || *limit > 100)) return c.fail("\"limit\" must be between 1 and 100"), failed();
-      out.options = cli::Options{};
-      out.options->command = cli::Command::library;
-      out.options->command_args = {"search", query};
-      out.options->verb = "search";
-      out.options->topic = query;
-      if (limit) out.options->limit = static_cast<int>(*limit);
-      return out;
+      out.library.query = query;
+      if (limit) out.library.limit = static_cast<int>(*limit);
+      return valid();
     }
   }
   return failed();

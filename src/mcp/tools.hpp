@@ -1,12 +1,12 @@
 #pragma once
-// The MCP tools: their JSON Schemas, and tool arguments -> validated CLI options.
-// Arguments go through the CLI's own parser, so a tool accepts exactly what the
-// command line accepts and says so with the same rules.
+// The MCP tools: their JSON Schemas, and tool arguments -> validated app:: requests.
+// Arguments are checked here with the rules the command line applies to its flags, and
+// errors speak in the tool's terms (argument names, never flags).
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include "cli/options.hpp"
+#include "app/run.hpp"
 #include "core/time.hpp"
 #include "mcp/jsonrpc.hpp"
 
@@ -20,10 +20,16 @@ json tool_list(bool with_output_schemas);
 
 struct ToolCall {
   Tool tool = Tool::research;
-  std::optional<cli::Options> options;  // set when the arguments are valid
-  std::string error;                    // otherwise: what is wrong, in the tool's terms
+  bool ok = false;  // the arguments are valid: the request for the tool is set
+  app::ResearchRequest research;
+  app::DiscoveryRequest discovery;
+  app::LibraryRequest library;
+  std::string error;  // otherwise: what is wrong, in the tool's terms
 };
 // today: the current UTC time (an as_of in the future is refused).
 ToolCall tool_call(Tool tool, const json& arguments, core::UnixSeconds today);
+
+// A message of the application layer (which names the CLI's flags) in the tools' terms.
+std::string in_tool_terms(std::string message);
 
 }  // namespace mcp

@@ -1,39 +1,25 @@
-// library search and watch add|list|remove|run (spec §7).
+// The research store's part of a run, library search and watch run (spec §7).
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <mutex>
 #include <random>
 #include <set>
 #include <thread>
 
-#include "cli/commands.hpp"
+#include "app/run.hpp"
 #include "core/log.hpp"
-#include "core/redact.hpp"
-#include "core/url.hpp"
 #include "pipeline/client_fetcher.hpp"
 #include "pipeline/research.hpp"
-#include "render/render.hpp"
 
-namespace cli {
+namespace app {
 
 namespace {
 
-constexpr int kDefaultLibraryLimit = 10;
 constexpr auto kLibraryBudget = core::Millis(15000);
 constexpr int kWatchWorkers = 4;
-
-int fail(int code, const std::string& message) {
-  std::fprintf(stderr, "last30days: %s\n", core::redact::scrub(message).c_str());
-  return code;
-}
-
-core::Millis memory_budget(const Options& o) {
-  return o.timeout_seconds ? core::Millis(static_cast<long long>(*o.timeout_seconds * 1000)) : kLibraryBudget;
-}
 
 }  // namespace
 
@@ -42,17 +28,18 @@ core::Deadline store_deadline(core::Deadline run_deadline) {
   return run_deadline.when() < floor.when() ? floor : run_deadline;
 }
 
-std::unique_ptr<store::Store> open_store(RunContext& ctx, const persist::Writer& writer, core::Deadline deadline, int* exit_code) {
+std::unique_ptr<store::Store> open_store(const RunContext& ctx, const persist::Writer& writer, core::Deadline deadline,
+                                         Problem* problem) {
   std::string error;
   const auto where = store::locate(ctx.config, &error);
   if (!where) {
-    *exit_code = fail(2, error);
+    *problem = {2, error};
     return nullptr;
   }
   try {
     return store::Store::open(*where, writer, deadline);
   } catch (const store::Error& e) {
-    *exit_code = fail(1, e.what());
+    *problem = {1, e.what()};
     return nullptr;
   }
 }
@@ -76,10 +63,10 @@ std::optional<std::string> remember(store::Store& db, const std::vector<model::R
   }
 }
 
-int not_recorded(const std::string& error) { return fail(1, error + "; the run was not recorded"); }
+std::string not_recorded(const std::string& error) { return error + "; the run was not recorded"; }
 
-void index_saved_briefs(store::Store& db, const Options& o, const core::Config& cfg) {
-  const auto where = memory_dir(o, cfg);
+void index_saved_briefs(store::Store& db, const std::string& save_dir, const core::Config& cfg) {
+  const auto where = memory_dir(save_dir, cfg);
   if (!where) return;
   const std::filesystem::path dir = *where;
   std::error_code ec;
@@ -91,41 +78,26 @@ void index_saved_briefs(store::Store& db, const Options& o, const core::Config& 
   }
 }
 
-std::optional<model::LibraryResult> search_library(const Options& o, const RunContext& ctx, const persist::Writer& writer,
-                                                   std::string* error, int* exit_code) {
+std::optional<model::LibraryResult> search_library(const LibraryRequest& r, const RunContext& ctx,
+                                                   const persist::Writer& writer, Problem* problem) {
   std::string where_error;
   const auto where = store::locate(ctx.config, &where_error);
   if (!where) {
-    *error = where_error;
-    *exit_code = 2;
+    *problem = {2, where_error};
     return std::nullopt;
   }
+  const auto budget = r.timeout_seconds ? core::Millis(static_cast<long long>(*r.timeout_seconds * 1000)) : kLibraryBudget;
   try {
-    auto db = store::Store::open(*where, writer, core::Deadline::in(memory_budget(o)));
-    index_saved_briefs(*db, o, ctx.config);
-    return db->search(o.topic, o.limit.value_or(kDefaultLibraryLimit));
+    auto db = store::Store::open(*where, writer, core::Deadline::in(budget));
+    index_saved_briefs(*db, r.save_dir, ctx.config);
+    return db->search(r.query, r.limit.value_or(kDefaultLibraryLimit));
   } catch (const store::Error& e) {
-    *error = e.what();
-    *exit_code = 1;
+    *problem = {1, e.what()};
     return std::nullopt;
   }
-}
-
-int library_command(const Options& o, RunContext& ctx, const persist::Writer& writer) {
-  std::string error;
-  int code = 0;
-  const auto result = search_library(o, ctx, writer, &error, &code);
-  if (!result) return fail(code, error);
-  return emit(ctx, o.emit == Emit::json ? render::library_json(*result) : render::library_compact(*result));
 }
 
 namespace {
-
-std::string sources_text(const std::vector<std::string>& sources) {
-  std::string out;
-  for (const auto& s : sources) out += (out.empty() ? "" : ",") + s;
-  return out.empty() ? "all sources" : out;
-}
 
 std::string claimant_id() {
   char host[256] = {0};
@@ -154,15 +126,12 @@ void classify(model::WatchRun& run, const model::Report& report, const store::To
   }
 }
 
-model::Report research_entry(const model::WatchEntry& entry, RunContext& ctx, core::Deadline deadline) {
-  pipeline::ResearchSpec spec;
-  spec.topic = entry.topic;
-  spec.depth = model::Depth::standard;
-  spec.now = ctx.now;
-  spec.window = model::Window::ending(ctx.now, entry.days);
-  for (const auto* s : sources::all())
-    if (entry.sources.empty() || std::find(entry.sources.begin(), entry.sources.end(), s->id()) != entry.sources.end())
-      spec.sources.push_back(s);
+model::Report research_entry(const model::WatchEntry& entry, const RunContext& ctx, core::Deadline deadline) {
+  ResearchRequest request;
+  request.topic = entry.topic;
+  request.days = entry.days;
+  request.sources = entry.sources;
+  const auto spec = research_spec(request, ctx, entry.topic);
   pipeline::ClientFetcher fetcher(ctx.client);
   const pipeline::ResearchEnv env{ctx.config, fetcher, deadline, {}};
   core::log::progress("watch: researching \"{}\"", entry.topic);
@@ -172,8 +141,10 @@ model::Report research_entry(const model::WatchEntry& entry, RunContext& ctx, co
 // Due topics run in parallel on the shared HTTP client (so per-host politeness holds
 // across them); each worker claims one topic at a time, so several processes (on
 // PostgreSQL, several machines) share the list and each topic runs exactly once.
-int watch_run(const Options& o, RunContext& ctx, store::Store& db) {
-  const auto budget = run_budget(o);
+}  // namespace
+
+WatchRunResult run_watch(const WatchRunRequest& request, const RunContext& ctx, store::Store& db) {
+  const auto budget = request.budget;
   const long lease = static_cast<long>(2 * std::chrono::duration_cast<std::chrono::seconds>(budget).count()) + 1;
   const std::string claimant = claimant_id();
   const auto since = core::now_unix();
@@ -191,7 +162,7 @@ int watch_run(const Options& o, RunContext& ctx, store::Store& db) {
         if (fatal) return;
         try {
           db.set_deadline(core::Deadline::in(budget));
-          entry = db.watch_claim(claimant, core::now_unix(), lease, o.all, since);
+          entry = db.watch_claim(claimant, core::now_unix(), lease, request.all, since);
           if (entry && !attempted.insert(store::topic_key(entry->topic)).second) {
             db.watch_release(claimant, entry->topic);
             entry.reset();
@@ -248,52 +219,7 @@ int watch_run(const Options& o, RunContext& ctx, store::Store& db) {
 
   std::sort(report.runs.begin(), report.runs.end(),
             [](const auto& a, const auto& b) { return store::topic_key(a.topic) < store::topic_key(b.topic); });
-  std::string text;
-  switch (o.emit) {
-    case Emit::json: text = render::watch_json(report); break;
-    case Emit::md: text = render::watch_markdown(report); break;
-    default: text = render::watch_compact(report); break;
-  }
-  if (int rc = emit(ctx, text)) return rc;
-  if (fatal) return fail(1, *fatal);
-  std::map<std::string, model::SourceStatus> all_status;
-  for (const auto& run : report.runs)
-    for (const auto& [id, st] : run.source_status)
-      if (model::is_degraded(st.state)) all_status[run.topic + "/" + id] = st;
-  return exit_code_for(o, all_status);
+  return {std::move(report), std::move(fatal)};
 }
 
-}  // namespace
-
-int watch_command(const Options& o, RunContext& ctx, const persist::Writer& writer) {
-  int code = 0;
-  auto db = open_store(ctx, writer, core::Deadline::in(o.verb == "run" ? run_budget(o) : memory_budget(o)), &code);
-  if (!db) return code;
-  try {
-    if (o.verb == "add") {
-      model::WatchEntry e;
-      e.topic = o.topic;
-      e.days = o.days;
-      e.every_hours = o.every_hours.value_or(24);
-      e.sources = o.sources;
-      const bool added = db->watch_add(e, core::now_unix());
-      const std::string line = fmt::format("{} \"{}\": every {:g} h, last {} days, {}\n", added ? "watching" : "updated", o.topic,
-                                           e.every_hours, e.days, sources_text(e.sources));
-      return emit(ctx, line);
-    }
-    if (o.verb == "remove") {
-      if (!db->watch_remove(o.topic)) return fail(2, fmt::format("\"{}\" is not watched (watch list shows what is)", o.topic));
-      return emit(ctx, fmt::format("no longer watching \"{}\"\n", o.topic));
-    }
-    if (o.verb == "list") {
-      const auto list = db->watch_list();
-      const std::string text = o.emit == Emit::json ? render::watchlist_json(list) : render::watchlist_compact(list, core::now_unix());
-      return emit(ctx, text);
-    }
-    return watch_run(o, ctx, *db);
-  } catch (const store::Error& e) {
-    return fail(1, e.what());
-  }
-}
-
-}  // namespace cli
+}  // namespace app
