@@ -127,7 +127,6 @@ struct LibraryRequest {
   std::optional<int> limit;
   std::optional<double> timeout_seconds;
   std::string save_dir;  // whose saved briefs are indexed first ("" = the default memory dir)
-  std::stop_token stop;  // a stop before the store answers: nullopt with no result
 };
 constexpr int kDefaultLibraryLimit = 10;
 // Saved briefs are indexed first. nullopt with *problem.

@@ -63,8 +63,9 @@ int usage(const std::string& message) { return fail(2, message); }
 }  // namespace
 
 int run(int argc, const char* const* argv, const TestSeams& seams) {
-  // The one Writer of the process: only commands run from here may write files.
-  const persist::Writer writer;
+  // The one Writer of the process: only commands run from here may write files. It
+  // outlives run(): an MCP call abandoned at shutdown may still hold it. (It has no state.)
+  static const persist::Writer writer;
   const auto wall_now = core::now_unix();
   auto parsed = parse_args(argc, argv, wall_now);
   if (!parsed.options) {

@@ -41,7 +41,7 @@ int watch_run(const Options& o, const Frame& f, store::Store& db) {
 
 int library_command(const Options& o, const Frame& f) {
   app::Problem problem;
-  const auto result = app::search_library({o.topic, o.limit, o.timeout_seconds, o.save_dir, {}}, f.ctx, f.writer, &problem);
+  const auto result = app::search_library({o.topic, o.limit, o.timeout_seconds, o.save_dir}, f.ctx, f.writer, &problem);
   if (!result) return fail(problem);
   return emit(f.output, o.emit == Emit::json ? render::library_json(*result) : render::library_compact(*result));
 }

@@ -19,6 +19,7 @@ constexpr int invalid_request = -32600;
 constexpr int method_not_found = -32601;
 constexpr int invalid_params = -32602;
 constexpr int internal_error = -32603;
+constexpr int server_busy = -32000;  // implementation-defined: the call queue is full
 }  // namespace code
 
 // One inbound message, classified. A malformed one carries the error to answer with.

@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <csignal>
 #include <condition_variable>
+#include <deque>
+#include <list>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -38,10 +40,16 @@ struct Call {
   std::stop_source stop;
   std::shared_ptr<Batch> batch;
   std::string protocol;
+  ToolCall tool;
   bool cancelled = false;  // guarded by State::mu
-  bool finished = false;   // the thread is done with everything but returning
   double progress = 0;
   std::chrono::steady_clock::time_point last_progress;
+};
+
+// One thread of the pool; `done` is set (under State::mu) as its last step but returning.
+struct Worker {
+  std::thread thread;
+  bool done = false;
 };
 
 // The TypeScript SDK runs notification handlers a microtask later but matches a
@@ -49,6 +57,10 @@ struct Call {
 // result is reported as "unknown token" and lost. A short pause between the last
 // progress and the result puts them in separate reads.
 constexpr std::chrono::milliseconds kProgressSettle{100};
+
+// Bundles of discover_nominate waiting for their judgments: the newest few, each valid
+// for discover::kBundleTtlSeconds.
+constexpr std::size_t kMaxBundles = 16;
 
 json text_block(std::string text) { return {{"type", "text"}, {"text", std::move(text)}}; }
 
@@ -60,15 +72,18 @@ json tool_error(const std::string& message) {
 
 struct Session::State {
   std::mutex mu;
-  std::condition_variable cv;
+  std::condition_variable cv;  // the queue, a worker finishing
   Sink sink;
   std::shared_ptr<const app::RunContext> ctx;
-  const persist::Writer* writer = nullptr;  // valid while serve() runs: used inline only
+  const persist::Writer* writer = nullptr;  // lives as long as the process (cli::run)
   std::string protocol;  // negotiated; empty before initialize
-  std::map<std::string, std::shared_ptr<Call>> calls;  // in flight, by id
-  std::vector<std::pair<std::shared_ptr<Call>, std::thread>> threads;  // reader thread only
-  int active = 0;    // calls holding one of the kMaxConcurrentCalls slots
+  std::map<std::string, std::shared_ptr<Call>> calls;  // queued or running, by id
+  std::deque<std::shared_ptr<Call>> queue;             // waiting for a worker
+  std::list<Worker> workers;                           // at most kMaxConcurrentCalls
+  int idle = 0;                                        // workers waiting for a call
+  std::list<discover::Bundle> bundles;                 // newest first
   bool closing = false;
+  bool shut_down = false;  // shutdown() has run
 };
 
 namespace {
@@ -116,95 +131,167 @@ json success(const std::string& json_text, const std::string& markdown, const st
   return {{"content", std::move(content)}, {"structuredContent", std::move(structured)}, {"isError", false}};
 }
 
-json execute(State& st, const std::shared_ptr<Call>& call, const mcp::ToolCall& tc) {
-  app::RunContext ctx = *st.ctx;
-  if (!ctx.client->replaying()) ctx.now = core::now_unix();  // a server outlives its start day
+app::RunHooks discovery_hooks(State& st, const std::shared_ptr<Call>& call) {
   app::RunHooks hooks;
   hooks.stop = call->stop.get_token();
-  switch (tc.tool) {
-    case Tool::research: {
-      const auto& r = tc.research;
-      const int total = static_cast<int>(app::allowed_sources(r.sources).size()) *
-                        (r.entities.empty() ? 1 : static_cast<int>(r.entities.size()));
-      const bool comparison = !r.entities.empty();
-      hooks.on_source = [&st, call, total, comparison](const pipeline::SourceEvent& e) {
-        if (!e.finished) return;
-        progress(st, *call, fmt::format("{}{}: {}, {} item{} ({} ms)", comparison ? std::string(e.topic) + " · " : "", e.source,
-                                        model::to_string(e.state), e.items, e.items == 1 ? "" : "s", e.elapsed_ms), total);
-      };
-      const auto run = app::run_research(r, ctx, hooks);
-      if (!run.ok()) return tool_error(in_tool_terms(run.error));
-      return success(app::render_research(app::Format::json, run), app::render_research(app::Format::md, run), call->protocol);
-    }
+  hooks.on_source = [&st, call](const pipeline::SourceEvent& e) {
+    if (!e.finished) return;
+    progress(st, *call, fmt::format("listing {}: {}, {} item{}", e.source, model::to_string(e.state), e.items,
+                                    e.items == 1 ? "" : "s"), std::nullopt);
+  };
+  // Called under the batch's lock: only format and send, never call back into it.
+  hooks.on_topic = [&st, call](const discover::TopicEvent& e) {
+    if (e.kind == discover::TopicEvent::Kind::finished)
+      progress(st, *call, fmt::format("enriched \"{}\": {}, {} item{}", e.topic, model::to_string(e.status), e.items,
+                                      e.items == 1 ? "" : "s"), std::nullopt);
+  };
+  return hooks;
+}
+
+json research(State& st, const std::shared_ptr<Call>& call, const app::RunContext& ctx) {
+  const ToolCall& tc = call->tool;
+  const auto& r = tc.research;
+  app::RunHooks hooks;
+  hooks.stop = call->stop.get_token();
+  const int total = static_cast<int>(app::allowed_sources(r.sources).size()) *
+                    (r.entities.empty() ? 1 : static_cast<int>(r.entities.size()));
+  const bool comparison = !r.entities.empty();
+  hooks.on_source = [&st, call, total, comparison](const pipeline::SourceEvent& e) {
+    if (!e.finished) return;
+    progress(st, *call, fmt::format("{}{}: {}, {} item{} ({} ms)", comparison ? std::string(e.topic) + " · " : "", e.source,
+                                    model::to_string(e.state), e.items, e.items == 1 ? "" : "s", e.elapsed_ms), total);
+  };
+  // store: opened first, so a broken store fails before any request (as at the terminal).
+  const auto deadline = core::Deadline::in(app::run_budget(r));
+  std::unique_ptr<store::Store> db;
+  if (tc.store) {
+    app::Problem problem;
+    db = app::open_store(ctx, *st.writer, deadline, &problem);
+    if (!db) return tool_error("store: " + problem.message);
+  }
+  const auto started = core::now_unix();
+  auto run = app::run_research(r, ctx, hooks);
+  if (!run.ok()) return tool_error(in_tool_terms(run.error));
+  std::optional<std::string> store_error;
+  if (db) store_error = app::remember(*db, run.reports(), started, deadline);
+  if (store_error) return tool_error("store: " + app::not_recorded(*store_error));
+  return success(app::render_research(app::Format::json, run), app::render_research(app::Format::md, run), call->protocol);
+}
+
+json nominate(State& st, const std::shared_ptr<Call>& call, const app::RunContext& ctx) {
+  auto bundle = app::nominate(call->tool.discovery, ctx, discovery_hooks(st, call));
+  if (call->stop.stop_requested()) return tool_error("cancelled");
+  // The bundle stays in this server (not in a file), so the next step is a tool call.
+  const std::string next = fmt::format(
+      "Judge each nomination (a short name, junk or not, worthiness 0-100), then call discover_finalize with "
+      "{{\"bundle_id\": \"{}\", \"judgments\": [{{\"id\": \"n1\", \"name\": \"...\", \"junk\": false, "
+      "\"worthiness\": 70}}, ...]}} within an hour.", bundle.bundle_id);
+  json doc = json::parse(discover::bundle_to_json(bundle), nullptr, false);
+  if (doc.is_object()) doc["instructions"] = next;
+  std::string text = render::nominations_compact(bundle.bundle_id, bundle.nominations, "this server's memory");
+  if (const auto cli_hint = text.rfind("\nJudge them, then:"); cli_hint != std::string::npos) text = text.substr(0, cli_hint + 1);
+  text += "\n" + next + "\n";
+  {
+    std::lock_guard lock(st.mu);
+    st.bundles.push_front(std::move(bundle));
+    if (st.bundles.size() > kMaxBundles) st.bundles.pop_back();
+  }
+  return success(doc.dump(), text, call->protocol);
+}
+
+json finalize(State& st, const std::shared_ptr<Call>& call, const app::RunContext& ctx) {
+  const ToolCall& tc = call->tool;
+  std::optional<discover::Bundle> bundle;
+  {
+    std::lock_guard lock(st.mu);
+    for (const auto& b : st.bundles)
+      if (b.bundle_id == tc.judgments.bundle_id) bundle = b;
+  }
+  if (!bundle)
+    return tool_error(fmt::format("bundle_id \"{}\" is not a bundle of this server: call discover_nominate first "
+                                  "(a bundle lives as long as the server, an hour at most)", tc.judgments.bundle_id));
+  std::string error;
+  if (!app::apply_judgments(*bundle, tc.judgments, ctx.client->replaying(), "judgments", &error))
+    return tool_error(in_tool_terms(error));
+  const auto report = app::enrich_judged(*bundle, tc.discovery, ctx, discovery_hooks(st, call));
+  return success(app::render_discovery(app::Format::json, report), app::render_discovery(app::Format::md, report), call->protocol);
+}
+
+json library(State& st, const std::shared_ptr<Call>& call, const app::RunContext& ctx) {
+  // The store has its own deadline; a call cancelled meanwhile gets no result, and one
+  // left at shutdown is abandoned with the pool thread it holds.
+  app::Problem problem;
+  const auto result = app::search_library(call->tool.library, ctx, *st.writer, &problem);
+  if (!result) return tool_error(problem.message);
+  return success(render::library_json(*result), render::library_compact(*result), call->protocol);
+}
+
+json execute(State& st, const std::shared_ptr<Call>& call) {
+  app::RunContext ctx = *st.ctx;
+  if (!ctx.client->replaying()) ctx.now = core::now_unix();  // a server outlives its start day
+  call->tool.discovery.replaying = ctx.client->replaying();  // only this thread reads the call's tool
+  switch (call->tool.tool) {
+    case Tool::research: return research(st, call, ctx);
     case Tool::discover: {
-      hooks.on_source = [&st, call](const pipeline::SourceEvent& e) {
-        if (!e.finished) return;
-        progress(st, *call, fmt::format("listing {}: {}, {} item{}", e.source, model::to_string(e.state), e.items,
-                                        e.items == 1 ? "" : "s"), std::nullopt);
-      };
-      // Called under the batch's lock: only format and send, never call back into it.
-      hooks.on_topic = [&st, call](const discover::TopicEvent& e) {
-        if (e.kind == discover::TopicEvent::Kind::finished)
-          progress(st, *call, fmt::format("enriched \"{}\": {}, {} item{}", e.topic, model::to_string(e.status), e.items,
-                                          e.items == 1 ? "" : "s"), std::nullopt);
-      };
-      auto request = tc.discovery;
-      request.replaying = ctx.client->replaying();
-      const auto report = app::run_discovery(request, ctx, hooks);
+      const auto report = app::run_discovery(call->tool.discovery, ctx, discovery_hooks(st, call));
       return success(app::render_discovery(app::Format::json, report), app::render_discovery(app::Format::md, report), call->protocol);
     }
-    case Tool::library_search:
-      break;
+    case Tool::discover_nominate: return nominate(st, call, ctx);
+    case Tool::discover_finalize: return finalize(st, call, ctx);
+    case Tool::library_search: return library(st, call, ctx);
   }
   return tool_error("internal error: unexpected tool");
 }
 
-// Answered inline: it is a local query, not a network run.
-json library_search(const Session::State& st, const mcp::ToolCall& tc) {
-  app::Problem problem;
-  const auto result = app::search_library(tc.library, *st.ctx, *st.writer, &problem);
-  if (!result) return tool_error(problem.message);
-  return success(render::library_json(*result), render::library_compact(*result), st.protocol);
-}
-
-void run_call(std::shared_ptr<State> st, std::shared_ptr<Call> call, mcp::ToolCall tc) {
-  bool admitted = false;
-  {
-    std::unique_lock lock(st->mu);
-    st->cv.wait(lock, [&] { return st->active < kMaxConcurrentCalls || call->stop.stop_requested(); });
-    if (!call->stop.stop_requested()) {
-      ++st->active;
-      admitted = true;
-    }
-  }
+void run_call(State& st, const std::shared_ptr<Call>& call) {
   json result;
-  if (admitted) {
-    try {
-      result = execute(*st, call, tc);
-    } catch (const std::exception& e) {
-      result = tool_error(std::string("internal error: ") + e.what());
-    } catch (...) {
-      result = tool_error("internal error");
-    }
+  try {
+    result = execute(st, call);
+  } catch (const std::exception& e) {
+    result = tool_error(std::string("internal error: ") + e.what());
+  } catch (...) {
+    result = tool_error("internal error");
   }
   std::chrono::steady_clock::time_point settle{};
   {
-    std::lock_guard lock(st->mu);
+    std::lock_guard lock(st.mu);
     if (call->progress > 0) settle = call->last_progress + kProgressSettle;
   }
   std::this_thread::sleep_until(settle);
   bool answer = false;
   {
-    std::lock_guard lock(st->mu);
-    if (admitted) --st->active;
-    answer = !call->cancelled && !st->closing;
-    st->calls.erase(call->key);
+    std::lock_guard lock(st.mu);
+    answer = !call->cancelled && !st.closing;
+    st.calls.erase(call->key);
   }
-  st->cv.notify_all();
   // A cancelled call gets no result (the client has forgotten the id).
-  deliver(*st, call->batch, answer ? std::optional<json>(response(call->id, std::move(result))) : std::nullopt);
-  std::lock_guard lock(st->mu);
-  call->finished = true;
+  deliver(st, call->batch, answer ? std::optional<json>(response(call->id, std::move(result))) : std::nullopt);
+}
+
+// A pool thread: takes queued calls until the session closes. A call cancelled while it
+// waited is dropped with no answer.
+void work(std::shared_ptr<State> st, Worker* self) {
+  std::unique_lock lock(st->mu);
+  for (;;) {
+    ++st->idle;
+    st->cv.wait(lock, [&] { return st->closing || !st->queue.empty(); });
+    --st->idle;
+    if (st->closing) break;
+    auto call = std::move(st->queue.front());
+    st->queue.pop_front();
+    lock.unlock();
+    if (call->stop.stop_requested()) {
+      {
+        std::lock_guard l(st->mu);
+        st->calls.erase(call->key);
+      }
+      deliver(*st, call->batch, std::nullopt);
+    } else {
+      run_call(*st, call);
+    }
+    lock.lock();
+  }
+  self->done = true;
   st->cv.notify_all();
 }
 
@@ -214,8 +301,10 @@ json initialize_result(const std::string& version) {
           {"serverInfo", {{"name", "last30days"}, {"title", "last30days"}, {"version", L30_VERSION}}},
           {"instructions",
            "research: what people said and did about a topic in the last N days (Hacker News, Reddit, Polymarket, GitHub, "
-           "arXiv, Lobsters, Stack Exchange), ranked and cited. discover: what is spiking right now. Results carry the "
-           "JSON report in structuredContent and a Markdown brief as text; pass a progressToken to hear each source finish."}};
+           "arXiv, Lobsters, Stack Exchange), ranked and cited. discover: what is spiking right now; discover_nominate then "
+           "discover_finalize let you judge the nominations yourself. library_search: findings of stored runs (research "
+           "with store: true). Results carry the JSON report in structuredContent and a Markdown brief as text; pass a "
+           "progressToken to hear each source finish. Every call answers within 60 s unless you ask for a longer budget."}};
 }
 
 }  // namespace
@@ -231,15 +320,6 @@ Session::~Session() { shutdown(std::chrono::milliseconds(2000)); }
 
 namespace {
 
-void reap(State& st) {
-  std::lock_guard lock(st.mu);
-  std::erase_if(st.threads, [](auto& entry) {
-    if (!entry.first->finished) return false;
-    entry.second.join();  // finished: only returning is left
-    return true;
-  });
-}
-
 void cancel(State& st, const json& request_id) {
   if (!request_id.is_string() && !request_id.is_number_integer() && !request_id.is_number_unsigned()) return;
   std::shared_ptr<Call> call;
@@ -251,8 +331,14 @@ void cancel(State& st, const json& request_id) {
     call->cancelled = true;
   }
   call->stop.request_stop();  // aborts its transfers (curl progress callback + multi wakeup)
-  st.cv.notify_all();         // a call waiting for a slot gives up
   core::log::info("mcp: call {} cancelled", request_id.dump());
+}
+
+// The refusal of a request whose id is already a call's: answered with id null, so the
+// call in flight keeps the only response for its id.
+json duplicate_id(const std::string& key) {
+  return error_response(nullptr, code::invalid_request,
+                        fmt::format("request id {} is already in use by a call in flight: use a new id", key));
 }
 
 void start_call(const std::shared_ptr<State>& st, const Message& m, const std::shared_ptr<Batch>& batch) {
@@ -262,45 +348,54 @@ void start_call(const std::shared_ptr<State>& st, const Message& m, const std::s
   const auto tool = find_tool(name->get<std::string>());
   if (!tool)
     return deliver(*st, batch, error_response(m.id, code::invalid_params,
-                                               fmt::format("unknown tool \"{}\" (tools: research, discover, library_search)",
-                                                           name->get<std::string>())));
+                                               fmt::format("unknown tool \"{}\" (tools: {})", name->get<std::string>(), tool_names())));
   json arguments = json::object();
   if (auto a = m.params.find("arguments"); a != m.params.end() && !a->is_null()) {
     if (!a->is_object()) return deliver(*st, batch, error_response(m.id, code::invalid_params, "\"arguments\" must be an object"));
     arguments = *a;
   }
-  auto tc = tool_call(*tool, arguments, core::now_unix());
-  if (!tc.ok) return deliver(*st, batch, response(m.id, tool_error(tc.error)));
-  if (tc.tool == Tool::library_search) return deliver(*st, batch, response(m.id, library_search(*st, tc)));
-
   auto call = std::make_shared<Call>();
+  call->tool = tool_call(*tool, arguments, core::now_unix());
+  if (!call->tool.ok) return deliver(*st, batch, response(m.id, tool_error(call->tool.error)));
   call->id = m.id;
   call->key = m.id.dump();
   call->batch = batch;
   if (auto meta = m.params.find("_meta"); meta != m.params.end() && meta->is_object())
     if (auto tok = meta->find("progressToken"); tok != meta->end() && (tok->is_string() || tok->is_number_integer() || tok->is_number_unsigned()))
       call->progress_token = *tok;
+  std::optional<json> refusal;
   {
     std::lock_guard lock(st->mu);
     if (st->closing) return;
     if (st->calls.count(call->key) > 0) {
-      deliver(*st, batch, error_response(m.id, code::invalid_request, "request id " + call->key + " is already in use"));
-      return;
+      refusal = duplicate_id(call->key);
+    } else if (st->queue.size() >= kMaxQueuedCalls) {
+      refusal = error_response(m.id, code::server_busy,
+                               fmt::format("the server is busy: {} calls are waiting and {} running (at most {} wait); "
+                                           "try again when one has answered", st->queue.size(), kMaxConcurrentCalls,
+                                           kMaxQueuedCalls));
+    } else {
+      call->protocol = st->protocol;
+      st->calls[call->key] = call;
+      st->queue.push_back(call);
+      // A new thread only while the pool is not full and every thread is busy.
+      if (st->idle == 0 && st->workers.size() < static_cast<std::size_t>(kMaxConcurrentCalls)) {
+        try {
+          auto& w = st->workers.emplace_back();
+          w.thread = std::thread(work, st, &w);
+        } catch (const std::system_error& e) {
+          st->workers.pop_back();
+          if (st->workers.empty()) {
+            st->queue.pop_back();
+            st->calls.erase(call->key);
+            refusal = error_response(m.id, code::internal_error, std::string("cannot start the call: ") + e.what());
+          }
+        }
+      }
     }
-    call->protocol = st->protocol;
-    st->calls[call->key] = call;
   }
-  try {
-    std::thread t(run_call, st, call, std::move(tc));
-    std::lock_guard lock(st->mu);
-    st->threads.emplace_back(call, std::move(t));
-  } catch (const std::system_error& e) {
-    {
-      std::lock_guard lock(st->mu);
-      st->calls.erase(call->key);
-    }
-    deliver(*st, batch, error_response(m.id, code::internal_error, std::string("cannot start the call: ") + e.what()));
-  }
+  if (refusal) return deliver(*st, batch, std::move(*refusal));
+  st->cv.notify_all();
 }
 
 void dispatch(const std::shared_ptr<State>& st, const Message& m, const std::shared_ptr<Batch>& batch) {
@@ -318,10 +413,14 @@ void dispatch(const std::shared_ptr<State>& st, const Message& m, const std::sha
       break;
   }
   std::string protocol;
+  bool in_use = false;
   {
     std::lock_guard lock(st->mu);
     protocol = st->protocol;
+    in_use = st->calls.count(m.id.dump()) > 0;
   }
+  // One response per id: a request reusing the id of a call in flight is refused.
+  if (in_use) return deliver(*st, batch, duplicate_id(m.id.dump()));
   if (m.method == "initialize") {
     if (!protocol.empty()) return deliver(*st, batch, error_response(m.id, code::invalid_request, "already initialized"));
     const auto v = m.params.find("protocolVersion");
@@ -347,7 +446,6 @@ void dispatch(const std::shared_ptr<State>& st, const Message& m, const std::sha
 }  // namespace
 
 void Session::handle_line(std::string_view text) {
-  reap(*st_);
   Line line = parse_line(text);
   if (line.messages.empty()) return;
   if (!line.batch) return dispatch(st_, line.messages.front(), nullptr);
@@ -370,33 +468,35 @@ int Session::shutdown(std::chrono::milliseconds grace) {
   std::vector<std::shared_ptr<Call>> calls;
   {
     std::lock_guard lock(st_->mu);
-    if (st_->closing && st_->threads.empty()) return 0;
+    if (st_->shut_down) return 0;
     st_->closing = true;
     for (auto& [key, call] : st_->calls) {
       call->cancelled = true;
       calls.push_back(call);
     }
+    st_->queue.clear();
   }
   for (auto& c : calls) c->stop.request_stop();
   st_->cv.notify_all();
   std::unique_lock lock(st_->mu);
   st_->cv.wait_for(lock, grace, [&] {
-    for (auto& [call, t] : st_->threads)
-      if (!call->finished) return false;
+    for (const auto& w : st_->workers)
+      if (!w.done) return false;
     return true;
   });
   int left = 0;
-  for (auto& [call, t] : st_->threads) {
-    if (call->finished) {
-      t.join();
+  for (auto& w : st_->workers) {
+    if (w.done) {
+      w.thread.join();
     } else {
       // Ignored cancellation: abandoned, and never un-counted, so the exit skips
-      // static destruction rather than race this thread's last steps.
-      t.detach();
+      // static destruction rather than race this thread's last steps. The thread owns
+      // the state (and its Worker) through its shared_ptr.
+      w.thread.detach();
       ++left;
     }
   }
-  st_->threads.clear();
+  st_->shut_down = true;
   if (left > 0) {
     core::live_stragglers().fetch_add(left);
     core::log::warn("mcp: {} call{} ignored cancellation at shutdown and {} abandoned", left, left == 1 ? "" : "s",

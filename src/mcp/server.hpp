@@ -1,8 +1,9 @@
 #pragma once
 // `last30days mcp`: a Model Context Protocol server on stdio (protocol versions
-// 2025-06-18 and 2025-03-26). Tools run concurrently, each on its own detached
-// thread with its own stop source; notifications/cancelled stops a call's
-// transfers at once and suppresses its result.
+// 2025-06-18 and 2025-03-26). The stdin reader only parses and queues: every tool call
+// waits as data in a bounded queue and runs on a pool of at most kMaxConcurrentCalls
+// threads, each call with its own stop source; notifications/cancelled stops a call's
+// transfers at once (or drops it from the queue) and suppresses its result.
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -15,7 +16,9 @@ namespace mcp {
 
 constexpr std::string_view kLatestProtocol = "2025-06-18";
 constexpr std::string_view kOlderProtocol = "2025-03-26";
-constexpr int kMaxConcurrentCalls = 4;  // more calls wait for a slot (cancellable)
+constexpr int kMaxConcurrentCalls = 4;  // calls running at once: the pool's threads
+// Calls waiting for a thread; one more is refused at once with code::server_busy.
+constexpr std::size_t kMaxQueuedCalls = 32;
 
 // The protocol engine without the process plumbing: feed it lines, it writes lines.
 // handle_line() is called from one reader thread; the sink is called from any thread
@@ -23,8 +26,8 @@ constexpr int kMaxConcurrentCalls = 4;  // more calls wait for a slot (cancellab
 class Session {
  public:
   using Sink = std::function<void(const std::string& line)>;
-  // writer: the top-level command's capability; library_search (answered inline, while
-  // serve() runs) opens the research store with it.
+  // writer: the top-level command's capability, which lives as long as the process:
+  // research with store and library_search open the research store with it.
   Session(std::shared_ptr<const app::RunContext> ctx, const persist::Writer& writer, Sink sink);
   ~Session();
   Session(const Session&) = delete;

@@ -62,34 +62,22 @@ std::string text(std::string_view s) {
 }
 
 namespace {
-// A web URL with the characters of Markdown's link syntax encoded too, so that no reader,
-// strict or naive, sees a link, image or bracket inside it.
-std::optional<std::string> md_url(std::string_view url) {
-  auto w = web_url(url);
-  if (!w) return std::nullopt;
-  std::string out;
-  for (char c : *w) {
-    switch (c) {
-      case '(': out += "%28"; break;
-      case ')': out += "%29"; break;
-      case '[': out += "%5B"; break;
-      case ']': out += "%5D"; break;
-      case '*': out += "%2A"; break;
-      case '_': out += "%5F"; break;
-      default: out.push_back(c);
-    }
-  }
-  return out;
+// The URL itself (web_url: nothing a destination cannot hold raw is left), so a reader
+// or an agent host cites the same bytes the JSON carries. Brackets and parentheses
+// would end or nest the link: such a destination goes in <...>, where CommonMark reads
+// them literally ('<', '>' and spaces are already encoded).
+std::string md_destination(const std::string& url) {
+  return url.find_first_of("()[]") == std::string::npos ? url : "<" + url + ">";
 }
 }  // namespace
 
 std::string link(std::string_view label, std::string_view url) {
-  auto dest = md_url(url);
-  return dest ? "[" + text(label) + "](" + *dest + ")" : text(label);
+  auto dest = web_url(url);
+  return dest ? "[" + text(label) + "](" + md_destination(*dest) + ")" : text(label);
 }
 
 std::string autolink(std::string_view url) {
-  auto dest = md_url(url);
+  auto dest = web_url(url);
   return dest ? "<" + *dest + ">" : std::string(kWithheld);
 }
 

@@ -124,3 +124,31 @@ TEST(McpProtocol, StdoutCarriesOnlyProtocolAndSecretsAreRedacted) {
   child.close_stdin();
   EXPECT_EQ(child.wait(5s), 0);
 }
+
+// Issue 22 item 18: tool errors speak the tool's terms. `days: -3` was "not a decimal
+// number", `as_of: 1969-12-31` "not a date", and a malformed comparison advised
+// "--no-compare", a flag MCP does not have.
+TEST(McpProtocol, ToolErrorsNameTheArgumentsNotTheFlags) {
+  Scenario s;
+  Session m(s);
+  ASSERT_EQ(m.ask(init("2025-06-18"))["result"]["protocolVersion"], "2025-06-18");
+  const auto error_of = [&](int id, const json& arguments) {
+    const auto a = m.ask(request(id, "tools/call", {{"name", "research"}, {"arguments", arguments}}));
+    EXPECT_EQ(a["result"]["isError"], true) << a;
+    return a["result"]["content"][0]["text"].get<std::string>();
+  };
+  const auto days = error_of(2, {{"topic", "tokio"}, {"days", -3}});
+  EXPECT_NE(days.find("\"days\" must be between 1 and 365"), std::string::npos) << days;
+  EXPECT_EQ(days.find("decimal"), std::string::npos) << days;
+  const auto as_of = error_of(3, {{"topic", "tokio"}, {"as_of", "1969-12-31"}});
+  EXPECT_NE(as_of.find("from 1970-01-01"), std::string::npos) << as_of;
+  EXPECT_EQ(as_of.find("is not a date"), std::string::npos) << as_of;
+  for (const char* topic : {"Kramer vs. Kramer", "tokio vs ", "a vs b vs c vs d vs e vs f vs g"}) {
+    const auto compare = error_of(4, {{"topic", topic}});
+    EXPECT_EQ(compare.find("--"), std::string::npos) << "no CLI flag in a tool error: " << compare;
+    EXPECT_NE(compare.find("\"no_compare\""), std::string::npos) << compare;
+  }
+  const auto plan = error_of(5, {{"topic", "tokio vs rayon"}, {"plan", {{"sub_queries", {{{"text", "tokio"}}}}}}});
+  EXPECT_EQ(plan.find("--"), std::string::npos) << plan;
+  EXPECT_NE(plan.find("plan describes one topic"), std::string::npos) << plan;
+}

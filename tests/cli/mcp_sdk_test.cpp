@@ -51,16 +51,28 @@ TEST(McpSdk, OfficialClientListsCallsCancelsAndValidates) {
     if (about(r, "slow")) reply.delay = 1000ms;
   });
   Scenario discovery(nullptr, World::discovery);
+  // Every search hangs, so each enrichment sub-run lasts as long as the budget allows:
+  // under the old default budget (240 s) this discovery outlived the SDK's 60 s.
+  Scenario slow_discovery(
+      [](const FakeRequest& r) -> std::optional<FakeReply> {
+        for (const char* p : {"q", "query", "search_query"})
+          if (!r.param(p).empty()) return FakeReply::hang();
+        return std::nullopt;
+      },
+      World::discovery);
 
   TempDir dir;
+  auto research_env = research.env();
+  research_env["LAST30DAYS_STORE_PATH"] = dir.path() + "/research.db";  // store: true, then library_search
   const std::string config_path = dir.path() + "/claude_desktop_config.json";
   std::ofstream(config_path) << json{{"mcpServers",
-                                      {{"last30days", server_entry(research.env())},
-                                       {"last30days-discovery", server_entry(discovery.env())}}}}
+                                      {{"last30days", server_entry(research_env)},
+                                       {"last30days-discovery", server_entry(discovery.env())},
+                                       {"last30days-slow-discovery", server_entry(slow_discovery.env())}}}}
                                     .dump(2);
   const auto t0 = std::chrono::steady_clock::now();
   auto r = run_binary({"/usr/bin/env", "node", kNodeDir + "/e2e.mjs"},
-                      {{"L30_MCP_CONFIG", config_path}, {"L30_FAKE_BASE", research.fake().base()}, {"L30_BIN", L30_BINARY}}, 180s);
+                      {{"L30_MCP_CONFIG", config_path}, {"L30_FAKE_BASE", research.fake().base()}, {"L30_BIN", L30_BINARY}}, 240s);
   std::cerr << "---- transcript (" << r.elapsed.count() << " ms)\n" << r.out << "---- node stderr\n" << r.err << "----\n";
   ASSERT_FALSE(r.timed_out);
   ASSERT_EQ(r.exit_code, 0);
@@ -71,7 +83,8 @@ TEST(McpSdk, OfficialClientListsCallsCancelsAndValidates) {
   long long cancel_at = 0;
   std::istringstream lines(r.out);
   for (std::string line; std::getline(lines, line);)
-    if (line.rfind("EVENT ", 0) == 0) cancel_at = json::parse(line.substr(6)).value("cancel_at", 0LL);
+    if (line.rfind("EVENT ", 0) == 0 && json::parse(line.substr(6)).contains("cancel_at"))
+      cancel_at = json::parse(line.substr(6)).value("cancel_at", 0LL);
   ASSERT_GT(cancel_at, 0);
   const auto wall_now = std::chrono::system_clock::now();
   const auto steady_now = std::chrono::steady_clock::now();

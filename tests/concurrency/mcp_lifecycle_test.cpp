@@ -1,11 +1,16 @@
 // `last30days mcp` as a process: stdin closing with calls in flight, cancellation
 // reaching the transfers, and hostile input that must not kill the server.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
 #include "child.hpp"
 #include "scenario.hpp"
+#include "spawn.hpp"
 
 using namespace testing_support;
 using namespace std::chrono_literals;
@@ -146,4 +151,143 @@ TEST(McpLifecycle, HostileInputNeverKillsTheServer) {
   EXPECT_FALSE(by_id.count(11)) << "a response from the client is not answered";
   server.close_stdin();
   EXPECT_EQ(server.wait(5s), 0) << server.err();
+}
+
+namespace {
+
+// A "PostgreSQL server" that never answers: the kernel completes the TCP handshake on
+// the listening socket's backlog, so libpq connects and then waits for a reply forever.
+class FrozenServer {
+ public:
+  FrozenServer() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&a), len) != 0 || ::listen(fd_, 16) != 0 ||
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0)
+      throw std::runtime_error("cannot listen on 127.0.0.1");
+    port_ = ntohs(a.sin_port);
+  }
+  ~FrozenServer() { ::close(fd_); }
+  std::string url() const { return "postgresql://l30@127.0.0.1:" + std::to_string(port_) + "/frozen?sslmode=disable"; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+std::vector<json> answers(const std::string& text) {
+  std::vector<json> out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    auto nl = text.find('\n', start);
+    if (nl == std::string::npos) nl = text.size();
+    auto j = json::parse(text.substr(start, nl - start), nullptr, false);
+    if (!j.is_discarded()) out.push_back(j);
+    start = nl + 1;
+  }
+  return out;
+}
+
+int threads_of(int pid) {
+  const auto status = read_file("/proc/" + std::to_string(pid) + "/status");
+  const auto at = status.find("Threads:");
+  return at == std::string::npos ? -1 : std::stoi(status.substr(at + 8));
+}
+
+}  // namespace
+
+// Issue 22 item 7: library_search ran on the stdin reader thread, so a store that does not
+// answer stopped the whole server, and a cancelled call still got its result.
+TEST(McpLifecycle, LibrarySearchOnAFrozenStoreNeitherBlocksTheServerNorAnswersOnceCancelled) {
+  Scenario s;
+  FrozenServer pg;
+  auto env = s.env();
+  env["LAST30DAYS_STORE_URL"] = pg.url();
+  Child server({L30_BINARY, "mcp"}, env);
+  server.write(line(initialize()));
+  ASSERT_TRUE(server.read_line(10s));
+  server.write(line(call(2, "library_search", {{"query", "tokio"}})));
+  const auto t0 = std::chrono::steady_clock::now();
+  server.write(line({{"jsonrpc", "2.0"}, {"id", 3}, {"method", "ping"}}));
+  auto pong = server.read_line(3s);
+  ASSERT_TRUE(pong) << "a ping must be answered while library_search waits for the store";
+  EXPECT_EQ(json::parse(*pong)["id"], 3) << *pong;
+  std::cerr << "[measure] ping answered "
+            << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count()
+            << " ms after a library_search on a frozen store\n";
+  server.write(line({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 2}}}}));
+  server.write(line({{"jsonrpc", "2.0"}, {"id", 4}, {"method", "ping"}}));
+  auto next = server.read_line(3s);
+  ASSERT_TRUE(next);
+  EXPECT_EQ(json::parse(*next)["id"], 4) << *next;
+  server.close_stdin();
+  const auto code = server.wait(6s);
+  ASSERT_TRUE(code.has_value()) << "the server exits on stdin close, abandoning the stuck call\n" << server.err();
+  for (const auto& a : answers(server.out_rest())) EXPECT_NE(a["id"], 2) << "a cancelled call gets no result: " << a.dump();
+}
+
+// Issue 22 item 8: every queued call was an OS thread (one 1.4 MB batch made 10,006).
+// Calls now wait as data for a pool of kMaxConcurrentCalls threads; past kMaxQueuedCalls
+// waiting, a call is refused at once with code -32000.
+TEST(McpLifecycle, QueuedCallsAreDataOnABoundedPoolAndPastTheBoundAreRefused) {
+  Scenario s(hang_everything_about_hangs);
+  Child server({L30_BINARY, "mcp"}, s.env());
+  server.write(line(initialize(1, "2025-03-26")));
+  ASSERT_TRUE(server.read_line(10s));
+  json batch = json::array();
+  for (int i = 0; i < 10000; ++i) batch.push_back(call(100 + i, "research", {{"topic", "hangs"}, {"sources", {"hackernews"}}}));
+  const std::string text = line(batch);
+  ASSERT_GT(text.size(), 1000000u);
+  server.write(text);
+  ASSERT_TRUE(wait_for([&] { return s.fake().open_hung() >= 4; }, 10s)) << "open hung: " << s.fake().open_hung();
+  const int threads = threads_of(server.pid());
+  std::cerr << "[measure] " << threads << " threads with a batch of 10000 calls in flight\n";
+  EXPECT_GT(threads, 0);
+  EXPECT_LT(threads, 40) << "a queued call is data, not a thread";
+  EXPECT_EQ(s.fake().open_hung(), 4) << "at most 4 calls run at once";
+  // Single calls past the bound are refused at once; a ping is still answered.
+  server.write(line(call("over", "research", {{"topic", "hangs"}, {"sources", {"hackernews"}}})));
+  auto refused = server.read_line(3s);
+  ASSERT_TRUE(refused) << "a call past the queue bound is refused at once";
+  const auto r = json::parse(*refused);
+  EXPECT_EQ(r["id"], "over") << *refused;
+  EXPECT_EQ(r["error"]["code"], -32000) << *refused;
+  EXPECT_NE(r["error"]["message"].get<std::string>().find("busy"), std::string::npos) << *refused;
+  server.write(line({{"jsonrpc", "2.0"}, {"id", "p"}, {"method", "ping"}}));
+  auto pong = server.read_line(3s);
+  ASSERT_TRUE(pong);
+  EXPECT_EQ(json::parse(*pong)["id"], "p");
+  server.close_stdin();
+  EXPECT_EQ(server.wait(6s), 0) << server.err();
+}
+
+// Issue 22 item 18: a request reusing the id of a call in flight got its own answer, so
+// the client saw two responses for one id. It is refused with id null.
+TEST(McpLifecycle, ARequestReusingAnInFlightIdIsRefusedWithoutASecondResponseForIt) {
+  Scenario s(hang_everything_about_hangs);
+  Child server({L30_BINARY, "mcp"}, s.env());
+  server.write(line(initialize()));
+  ASSERT_TRUE(server.read_line(10s));
+  server.write(line(call(5, "research", {{"topic", "hangs forever"}, {"sources", {"hackernews"}}})));
+  ASSERT_TRUE(wait_for([&] { return s.fake().open_hung() >= 1; }, 10s));
+  for (const char* method : {"ping", "tools/list"}) {
+    server.write(line({{"jsonrpc", "2.0"}, {"id", 5}, {"method", method}}));
+    auto l = server.read_line(3s);
+    ASSERT_TRUE(l) << method;
+    const auto j = json::parse(*l);
+    EXPECT_TRUE(j["id"].is_null()) << "refused without answering id 5: " << *l;
+    EXPECT_EQ(j["error"]["code"], -32600) << *l;
+    EXPECT_NE(j["error"]["message"].get<std::string>().find("already in use"), std::string::npos) << *l;
+  }
+  server.write(line(call(5, "research", {{"topic", "x"}})));
+  auto dup = server.read_line(3s);
+  ASSERT_TRUE(dup);
+  EXPECT_TRUE(json::parse(*dup)["id"].is_null()) << *dup;
+  server.write(line({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 5}}}}));
+  server.close_stdin();
+  EXPECT_EQ(server.wait(6s), 0);
+  for (const auto& a : answers(server.out_rest())) EXPECT_NE(a["id"], 5) << a.dump();
 }

@@ -44,13 +44,18 @@ const { client, transport, stderr } = await connect('last30days');
 await step('tools/list', async () => {
   const { tools } = await client.listTools();
   say(`<- tools: ${tools.map((t) => t.name).join(', ')}`);
-  assert.deepEqual(tools.map((t) => t.name).sort(), ['discover', 'library_search', 'research']);
+  assert.deepEqual(tools.map((t) => t.name).sort(), ['discover', 'discover_finalize', 'discover_nominate', 'library_search', 'research']);
   for (const t of tools) {
     assert.equal(t.inputSchema.type, 'object', t.name);
     assert.ok(t.outputSchema, `${t.name} declares an outputSchema`);
   }
   const research = tools.find((t) => t.name === 'research');
   assert.deepEqual(research.inputSchema.required, ['topic']);
+  for (const arg of ['no_compare', 'plan', 'store', 'limit']) assert.ok(research.inputSchema.properties[arg], arg);
+  // store: true writes the research store: research does not claim to be read-only.
+  assert.equal(research.annotations.readOnlyHint, false);
+  assert.equal(research.annotations.destructiveHint, false);
+  assert.equal(tools.find((t) => t.name === 'discover').annotations.readOnlyHint, true);
 });
 
 await step('research with progress, same object as --emit json', async () => {
@@ -101,7 +106,14 @@ await step('bad arguments are tool errors with a message', async () => {
   const cases = [
     [{}, /"topic" is required/],
     [{ topic: '   ' }, /"topic" must not be empty/],
-    [{ topic: 'x', days: 0 }, /days must be between 1 and 365/],
+    [{ topic: 'x', days: 0 }, /"days" must be between 1 and 365/],
+    [{ topic: 'x', days: -3 }, /"days" must be between 1 and 365 \(got -3\)/],
+    [{ topic: 'x', as_of: '1969-12-31' }, /"as_of" must be a date YYYY-MM-DD from 1970-01-01/],
+    [{ topic: 'Kramer vs. Kramer' }, /set "no_compare": true/],
+    [{ topic: 'x', no_compare: 'yes' }, /"no_compare" must be true or false/],
+    [{ topic: 'x', plan: 'tokio' }, /"plan" must be an object/],
+    [{ topic: 'x', plan: { synonyms: { x: 'y' } } }, /plan: synonyms for 'x' must be an array/],
+    [{ topic: 'x', limit: 0 }, /"limit" must be between 1 and 100/],
     [{ topic: 'x', days: 'seven' }, /"days" must be an integer/],
     [{ topic: 'x', sources: ['nope'] }, /unknown source 'nope'/],
     [{ topic: 'x', depth: 'bottomless' }, /"depth" must be quick, default or deep/],
@@ -125,6 +137,76 @@ await step('bad arguments are tool errors with a message', async () => {
     return e.code === -32602 && /unknown tool/.test(e.message);
   });
   await client.ping();
+});
+
+
+// Every http(s) URL of a Markdown text, as the link syntax holds it.
+const urlsOf = (md) => {
+  const out = [];
+  for (const m of md.matchAll(/\]\(<([^>\s]+)>\)/g)) out.push(m[1]);
+  for (const m of md.matchAll(/\]\((https?:[^)\s<>]+)\)/g)) out.push(m[1]);
+  for (const m of md.matchAll(/(?<!\]\()<(https?:[^>\s]+)>/g)) out.push(m[1]);
+  return out;
+};
+const stringsOf = (v, out = new Set()) => {
+  if (typeof v === 'string') out.add(v);
+  else if (v && typeof v === 'object') for (const x of Object.values(v)) stringsOf(x, out);
+  return out;
+};
+
+await step('the brief cites the URLs of structuredContent byte for byte', async () => {
+  const res = await client.callTool({ name: 'research', arguments: { topic: 'tokio runtime', as_of: '2026-11-29' } });
+  assert.equal(res.isError, false, text(res));
+  const urls = urlsOf(text(res));
+  const known = stringsOf(res.structuredContent);
+  assert.ok(urls.length >= 5, `${urls.length} links in the brief`);
+  for (const u of urls) assert.ok(known.has(u), `the brief's ${u} is not a URL of structuredContent`);
+  const underscored = urls.filter((u) => u.includes('_'));
+  assert.ok(underscored.length > 0, 'a URL with "_" is cited as it is');
+  say(`<- ${urls.length} links, all in structuredContent (e.g. ${underscored[0]})`);
+});
+
+await step('no_compare researches "A vs B" as one topic', async () => {
+  const args = { topic: 'tokio vs async-std', as_of: '2026-11-29', sources: ['github', 'hackernews'], no_compare: true };
+  const res = await client.callTool({ name: 'research', arguments: args });
+  assert.equal(res.isError, false, text(res));
+  assert.equal(res.structuredContent.kind, 'research');
+  assert.equal(res.structuredContent.topic, 'tokio vs async-std');
+  say(`-> research ${JSON.stringify(args)}  <- kind ${res.structuredContent.kind}`);
+});
+
+await step('plan with synonyms is the host plan of the run', async () => {
+  const plan = { intent: 'news', sub_queries: [{ text: 'tokio runtime', weight: 1 }, { text: 'tokio scheduler', weight: 0.6 }],
+                 synonyms: { tokio: ['tokio-rs'] }, source_weights: { hackernews: 1.5 } };
+  const res = await client.callTool({ name: 'research', arguments: { topic: 'tokio runtime', as_of: '2026-11-29', plan } });
+  assert.equal(res.isError, false, text(res));
+  const p = res.structuredContent.plan;
+  say(`<- plan ${JSON.stringify(p)}`);
+  assert.equal(p.from_host, true);
+  assert.deepEqual(p.sub_queries.map((q) => q.text), ['tokio runtime', 'tokio scheduler']);
+  assert.deepEqual(p.synonyms.tokio, ['tokio-rs'], 'the synonyms are the host\'s');
+});
+
+await step('limit keeps the best N stories and their items', async () => {
+  const res = await client.callTool({ name: 'research', arguments: { topic: 'tokio runtime', as_of: '2026-11-29', limit: 2 } });
+  assert.equal(res.isError, false, text(res));
+  const r = res.structuredContent;
+  assert.equal(r.clusters.length, 2);
+  const kept = new Set(r.clusters.flatMap((c) => c.items));
+  assert.ok(r.items.length > 0 && r.items.every((it) => kept.has(it.id)), 'only the items of the kept stories');
+  say(`<- ${r.clusters.length} stories, ${r.items.length} items`);
+});
+
+await step('store: true, then library_search finds that run', async () => {
+  const res = await client.callTool({ name: 'research', arguments: { topic: 'tokio runtime', as_of: '2026-11-29', store: true, sources: ['lobsters', 'github'] } });
+  assert.equal(res.isError, false, text(res));
+  assert.equal(res.structuredContent.history.runs_before, 0, JSON.stringify(res.structuredContent.history));
+  const urls = new Set(res.structuredContent.items.map((it) => it.url));
+  const lib = await client.callTool({ name: 'library_search', arguments: { query: 'tokio', limit: 20 } });
+  assert.equal(lib.isError, false, text(lib));
+  const found = lib.structuredContent.results.filter((x) => urls.has(x.url));
+  say(`<- library_search: ${lib.structuredContent.results.length} results, ${found.length} from the stored run`);
+  assert.ok(found.length > 0, 'the stored run is in the library');
 });
 
 await step('two calls at once', async () => {
@@ -181,6 +263,45 @@ await step('discover against the listings fake', async () => {
   assert.ok(progress.some((p) => p.message.startsWith('listing ')));
   assert.ok(progress.some((p) => p.message.startsWith('enriched ')));
   say(`<- ${res.structuredContent.results.length} topics: ${res.structuredContent.results.map((r) => r.name).slice(0, 3).join(' | ')} ...`);
+  await d.client.close();
+});
+
+await step('the host-judged protocol: discover_nominate, then discover_finalize', async () => {
+  const d = await connect('last30days-discovery');
+  const nom = await d.client.callTool({ name: 'discover_nominate', arguments: {} });
+  assert.equal(nom.isError, false, text(nom));
+  const b = nom.structuredContent;
+  assert.equal(b.kind, 'discovery-nominations');
+  assert.ok(b.nominations.length >= 3, JSON.stringify(b.nominations));
+  assert.match(text(nom), /discover_finalize/);
+  assert.doesNotMatch(text(nom), /--judgments/);
+  say(`<- bundle ${b.bundle_id}: ${b.nominations.map((n) => n.id + ' ' + n.name).slice(0, 4).join(' | ')} ...`);
+  const [junk, renamed] = b.nominations;
+  const judgments = [{ id: junk.id, junk: true }, { id: renamed.id, name: 'Judged by the host', worthiness: 100 }];
+  const bad = await d.client.callTool({ name: 'discover_finalize', arguments: { bundle_id: b.bundle_id, judgments: [{ id: 'n999' }] } });
+  assert.equal(bad.isError, true);
+  assert.match(text(bad), /'n999' is not a nomination/);
+  const fin = await d.client.callTool({ name: 'discover_finalize', arguments: { bundle_id: b.bundle_id, judgments, budget_seconds: 5 } });
+  assert.equal(fin.isError, false, text(fin));
+  const names = fin.structuredContent.results.map((r) => r.name);
+  say(`<- finalized: ${names.join(' | ')}`);
+  assert.equal(fin.structuredContent.kind, 'discovery');
+  assert.ok(!names.includes(junk.name), 'the junk nomination is dropped');
+  assert.ok(names.includes('Judged by the host'), 'the host\'s name and worthiness are applied');
+  await d.client.close();
+});
+
+await step('discover answers within the SDK\'s default request timeout when enrichment hangs', async () => {
+  const d = await connect('last30days-slow-discovery');
+  const t0 = Date.now();
+  // No timeout option: the SDK's default (60 s) applies. The fake hangs every search,
+  // so enrichment runs to its budget.
+  const res = await d.client.callTool({ name: 'discover', arguments: {} });
+  const took = Date.now() - t0;
+  assert.equal(res.isError, false, text(res));
+  assert.ok(took < 60000, `${took} ms`);
+  say(`<- discovery in ${took} ms, ${res.structuredContent.results.length} results, enrichment ${JSON.stringify(res.structuredContent.enrichment)}`);
+  event({ slow_discovery_ms: took });
   await d.client.close();
 });
 
