@@ -54,7 +54,7 @@ TEST(McpProtocol, NegotiatesTheVersionAndShapesToolsForIt) {
     EXPECT_TRUE(r["result"]["capabilities"].contains("tools"));
     m.send({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
     auto tools = m.ask(request(2, "tools/list"))["result"]["tools"];
-    ASSERT_EQ(tools.size(), 3u);
+    ASSERT_EQ(tools.size(), 5u);
     for (const auto& t : tools) EXPECT_EQ(t.contains("outputSchema"), answered == "2025-06-18") << t["name"];
     EXPECT_EQ(m.ask(init(asked))["error"]["code"], -32600) << "a second initialize is refused";
   }

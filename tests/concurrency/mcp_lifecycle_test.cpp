@@ -243,6 +243,7 @@ TEST(McpLifecycle, QueuedCallsAreDataOnABoundedPoolAndPastTheBoundAreRefused) {
   ASSERT_GT(text.size(), 1000000u);
   server.write(text);
   ASSERT_TRUE(wait_for([&] { return s.fake().open_hung() >= 4; }, 10s)) << "open hung: " << s.fake().open_hung();
+  std::this_thread::sleep_for(1s);  // the whole line has been read by now
   const int threads = threads_of(server.pid());
   std::cerr << "[measure] " << threads << " threads with a batch of 10000 calls in flight\n";
   EXPECT_GT(threads, 0);

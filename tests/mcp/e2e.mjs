@@ -183,7 +183,7 @@ await step('plan with synonyms is the host plan of the run', async () => {
   const p = res.structuredContent.plan;
   say(`<- plan ${JSON.stringify(p)}`);
   assert.equal(p.from_host, true);
-  assert.deepEqual(p.sub_queries.map((q) => q.text), ['tokio runtime', 'tokio scheduler']);
+  assert.deepEqual(p.sub_queries.map((q) => q.query), ['tokio runtime', 'tokio scheduler']);
   assert.deepEqual(p.synonyms.tokio, ['tokio-rs'], 'the synonyms are the host\'s');
 });
 
@@ -276,7 +276,7 @@ await step('the host-judged protocol: discover_nominate, then discover_finalize'
   assert.match(text(nom), /discover_finalize/);
   assert.doesNotMatch(text(nom), /--judgments/);
   say(`<- bundle ${b.bundle_id}: ${b.nominations.map((n) => n.id + ' ' + n.name).slice(0, 4).join(' | ')} ...`);
-  const [junk, renamed] = b.nominations;
+  const [junk, renamed] = b.nominations;  // junk: held to the stricter floor (2 sources), not dropped
   const judgments = [{ id: junk.id, junk: true }, { id: renamed.id, name: 'Judged by the host', worthiness: 100 }];
   const bad = await d.client.callTool({ name: 'discover_finalize', arguments: { bundle_id: b.bundle_id, judgments: [{ id: 'n999' }] } });
   assert.equal(bad.isError, true);
@@ -286,8 +286,8 @@ await step('the host-judged protocol: discover_nominate, then discover_finalize'
   const names = fin.structuredContent.results.map((r) => r.name);
   say(`<- finalized: ${names.join(' | ')}`);
   assert.equal(fin.structuredContent.kind, 'discovery');
-  assert.ok(!names.includes(junk.name), 'the junk nomination is dropped');
   assert.ok(names.includes('Judged by the host'), 'the host\'s name and worthiness are applied');
+  assert.ok(!names.includes(renamed.name), 'the nomination answers to the host\'s name only');
   await d.client.close();
 });
 
