@@ -62,22 +62,31 @@ std::string text(std::string_view s) {
 }
 
 namespace {
-// The URL itself (web_url: nothing a destination cannot hold raw is left), so a reader
-// or an agent host cites the same bytes the JSON carries. Brackets and parentheses
-// would end or nest the link: such a destination goes in <...>, where CommonMark reads
-// them literally ('<', '>' and spaces are already encoded).
-std::string md_destination(const std::string& url) {
-  return url.find_first_of("()[]") == std::string::npos ? url : "<" + url + ">";
+// The URL as the JSON carries it (web_url: nothing a destination cannot hold raw), so a
+// reader or an agent host cites the same bytes -- but for '[' and ']', encoded so that no
+// reader, strict or naive, sees a link or an image inside it ("](" cannot occur). A
+// destination with parentheses goes in <...>, where CommonMark reads them literally.
+std::optional<std::string> md_url(std::string_view url) {
+  auto w = web_url(url);
+  if (!w) return std::nullopt;
+  std::string out;
+  for (char c : *w) {
+    if (c == '[') out += "%5B";
+    else if (c == ']') out += "%5D";
+    else out.push_back(c);
+  }
+  return out;
 }
 }  // namespace
 
 std::string link(std::string_view label, std::string_view url) {
-  auto dest = web_url(url);
-  return dest ? "[" + text(label) + "](" + md_destination(*dest) + ")" : text(label);
+  auto dest = md_url(url);
+  if (!dest) return text(label);
+  return "[" + text(label) + "](" + (dest->find_first_of("()") == std::string::npos ? *dest : "<" + *dest + ">") + ")";
 }
 
 std::string autolink(std::string_view url) {
-  auto dest = web_url(url);
+  auto dest = md_url(url);
   return dest ? "<" + *dest + ">" : std::string(kWithheld);
 }
 
