@@ -62,6 +62,80 @@ TEST(EvalMetrics, AStoryCountsOnceAndOnlyTheFirstFiveCount) {
   EXPECT_EQ(score(c, {}).ndcg, 0.0);
 }
 
+TEST(EvalMetrics, RecallCountsRelevantStoriesOnceWhicheverPostWasServed) {
+  const Case c = tiny();  // relevant: a (3), b (2); d/e are one story graded 1
+  EXPECT_EQ(recall(c, {}).reached, 0);
+  EXPECT_EQ(recall(c, {}).relevant, 2);
+  EXPECT_EQ(recall(c, {}).missed, (std::vector<std::string>{"hackernews:a", "hackernews:b"}));
+  const auto some = recall(c, {"hackernews:a", "hackernews:c", "hackernews:d", "hackernews:e"});
+  EXPECT_EQ(some.reached, 1) << "irrelevant and grade-1 items reached add nothing";
+  EXPECT_NEAR(some.ratio(), 0.5, 1e-12);
+  EXPECT_EQ(some.missed, (std::vector<std::string>{"hackernews:b"}));
+
+  Case x = tiny();
+  for (auto& it : x.items)
+    if (it.report_id == "hackernews:d" || it.report_id == "hackernews:e") it.label.grade = 2;
+  EXPECT_EQ(recall(x, {}).relevant, 3) << "a cross-posted story counts once";
+  EXPECT_EQ(recall(x, {"hackernews:e"}).reached, 1) << "any of its posts reaches it";
+}
+
+TEST(EvalUpstream, RecordsWhatEachSearchServedAndWhatWasAsked) {
+  Case c;
+  c.topic = "Helix editor";
+  c.cls = "test";
+  auto add = [&](std::string source, json data, int grade) {
+    CaseItem it;
+    it.source = source;
+    it.report_id = source + ":" + data["id"].get<std::string>();
+    it.at = *core::parse_iso8601("2026-11-20T10:00:00Z");
+    it.data = std::move(data);
+    it.label = {grade, false, "", "n"};
+    c.items.push_back(std::move(it));
+  };
+  add("hackernews", {{"id", "1"}, {"title", "Helix 26.11 released"}}, 3);
+  add("hackernews", {{"id", "2"}, {"title", "Helix editor config tips"}}, 2);
+  add("reddit", {{"id", "r1"}, {"sub", "HelixEditor"}, {"title", "Steel plugins are here"}}, 3);
+  CaseUpstream up(c);
+  testing_support::FakeRequest hn;
+  hn.path = "/hn/api/v1/search";
+  hn.query = "query=helix%20editor&tags=story";
+  up.answer(hn);
+  EXPECT_EQ(up.served(), (std::set<std::string>{"hackernews:2"})) << "all words: the release post lacks 'editor'";
+  EXPECT_NEAR(recall(c, up.served()).ratio(), 1.0 / 3, 1e-12);
+  testing_support::FakeRequest rd;
+  rd.path = "/reddit/search.rss";
+  rd.query = "q=helixeditor";
+  up.answer(rd);
+  EXPECT_EQ(up.served(), (std::set<std::string>{"hackernews:2", "reddit:r1"})) << "Reddit matches the subreddit's name";
+  EXPECT_EQ(up.asked().at("hackernews"), (std::set<std::string>{"helix editor"}));
+  EXPECT_EQ(up.asked().at("reddit"), (std::set<std::string>{"helixeditor"}));
+}
+
+TEST(EvalUpstream, AListedLobstersStoryReachesTheRankerOnlyIfItHoldsASubQuery) {
+  Case c;
+  c.topic = "Helix editor";
+  c.cls = "test";
+  for (const auto& [id, title] : std::vector<std::pair<std::string, std::string>>{{"ab1", "The Helix editor, a year in"}, {"ab2", "Helix 26.11"}}) {
+    CaseItem it;
+    it.source = "lobsters";
+    it.report_id = "lobsters:" + id;
+    it.at = *core::parse_iso8601("2026-11-20T10:00:00Z");
+    it.data = {{"id", id}, {"title", title}, {"tags", {"editors"}}};
+    it.label = {3, false, "", "n"};
+    c.items.push_back(std::move(it));
+  }
+  CaseUpstream up(c);
+  testing_support::FakeRequest hot;
+  hot.path = "/lobsters/hottest.json";
+  up.answer(hot);
+  EXPECT_TRUE(up.served().empty()) << "listed, but no sub-query asked yet";
+  testing_support::FakeRequest hn;
+  hn.path = "/hn/api/v1/search";
+  hn.query = "query=the%20helix%20editor&tags=story";
+  up.answer(hn);
+  EXPECT_EQ(up.served(), (std::set<std::string>{"lobsters:ab1"})) << "stopwords are not needed; 'editor' is";
+}
+
 TEST(EvalUpstream, FoldsLikeASearchEngineButDoesNotTransliterate) {
   EXPECT_EQ(search_words("Z\\\"urich, ETH Z{\\\"u}rich and Z&uuml;rich"),
             (std::vector<std::string>{"zurich", "eth", "zurich", "and", "zurich"}));

@@ -1,15 +1,21 @@
 // The relevance evaluation: runs the real binary on every labelled case against the case's
-// fake internet and prints nDCG@5, P@5 and wrong-entity-in-top-5 per case and overall.
-//   l30_eval [--cases DIR] [--binary PATH] [--case NAME]... [--show | --show-all] [--dump DIR]
+// fake internet and prints nDCG@5, P@5, wrong-entity-in-top-5 and recall (relevant stories
+// the searches reached) per case and overall.
+//   l30_eval [--cases DIR] [--binary PATH] [--case NAME]... [--exclude GLOB]... [--show | --show-all] [--dump DIR]
 //            [--gate --min-ndcg X --min-case-ndcg X --max-wrong N]
 // Cases run concurrently, one process each (each process keeps its own per-host politeness).
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <fnmatch.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <set>
 #include <thread>
 
 #include "case.hpp"
@@ -27,6 +33,7 @@ struct Options {
   std::string cases = L30_EVAL_CASES;
   std::string binary = L30_BINARY;
   std::vector<std::string> only;
+  std::vector<std::string> exclude;  // case-name globs left out ("a-*")
   bool show = false;
   std::size_t show_n = kCutoff;
   std::string dump;  // write each case's report here as <case>.json
@@ -37,6 +44,8 @@ struct Options {
 
 struct Result {
   Metrics metrics;
+  Recall recall;
+  std::map<std::string, std::set<std::string>> asked;  // per source, the searches sent
   std::vector<json> top;  // the report's items, best first
   std::string error;
   long elapsed_ms = 0;
@@ -44,7 +53,7 @@ struct Result {
 
 [[noreturn]] void usage(const std::string& why) {
   std::cerr << "l30_eval: " << why << "\n"
-            << "usage: l30_eval [--cases DIR] [--binary PATH] [--case NAME]... [--show | --show-all] [--dump DIR]\n"
+            << "usage: l30_eval [--cases DIR] [--binary PATH] [--case NAME]... [--exclude GLOB]... [--show | --show-all] [--dump DIR]\n"
             << "                [--gate [--min-ndcg X] [--min-case-ndcg X] [--max-wrong N]]\n";
   std::exit(2);
 }
@@ -60,6 +69,7 @@ Options parse(int argc, char** argv) {
     if (a == "--cases") o.cases = value();
     else if (a == "--binary") o.binary = value();
     else if (a == "--case") o.only.push_back(value());
+    else if (a == "--exclude") o.exclude.push_back(value());
     else if (a == "--show") o.show = true;
     else if (a == "--show-all") o.show = true, o.show_n = 1000;
     else if (a == "--gate") o.gate = true;
@@ -83,6 +93,8 @@ Result run_case(const Case& c, const std::string& binary, const std::string& dum
   if (c.plan) args.insert(args.end(), {"--plan", c.plan->dump()});
   const auto p = testing_support::run_binary(args, env, std::chrono::seconds(60));
   r.elapsed_ms = static_cast<long>(p.elapsed.count());
+  r.recall = recall(c, upstream.served());
+  r.asked = upstream.asked();
   if (p.exit_code != 0) {
     r.error = fmt::format("exit {}: {}", p.exit_code, p.err.substr(0, 300));
     return r;
@@ -113,8 +125,12 @@ int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   std::vector<Case> cases;
   try {
-    for (auto& c : load_cases(o.cases))
-      if (o.only.empty() || std::find(o.only.begin(), o.only.end(), c.name) != o.only.end()) cases.push_back(std::move(c));
+    for (auto& c : load_cases(o.cases)) {
+      const bool excluded = std::any_of(o.exclude.begin(), o.exclude.end(),
+                                        [&](const std::string& g) { return fnmatch(g.c_str(), c.name.c_str(), 0) == 0; });
+      if (!excluded && (o.only.empty() || std::find(o.only.begin(), o.only.end(), c.name) != o.only.end()))
+        cases.push_back(std::move(c));
+    }
   } catch (const std::exception& e) {
     std::cerr << "l30_eval: " << e.what() << "\n";
     return 2;
@@ -135,21 +151,35 @@ int main(int argc, char** argv) {
     for (auto& w : workers) w.join();
   }
 
-  fmt::print("{:<22} {:<34} {:>7} {:>5} {:>7}\n", "case", "class", "nDCG@5", "P@5", "wrong@5");
-  double sum_ndcg = 0, sum_p = 0, min_ndcg = 1;
-  int wrong = 0, errors = 0;
+  fmt::print("{:<28} {:<34} {:>7} {:>5} {:>7} {:>13}\n", "case", "class", "nDCG@5", "P@5", "wrong@5", "recall");
+  double sum_ndcg = 0, sum_p = 0, min_ndcg = 1, sum_recall = 0;
+  int wrong = 0, errors = 0, reached = 0, relevant = 0;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const auto& c = cases[i];
     const auto& r = results[i];
-    fmt::print("{:<22} {:<34} {:>7.3f} {:>5.2f} {:>7}{}\n", c.name, c.cls.substr(0, 34), r.metrics.ndcg, r.metrics.precision,
-               r.metrics.wrong, r.error.empty() ? "" : "  ERROR " + r.error);
+    fmt::print("{:<28} {:<34} {:>7.3f} {:>5.2f} {:>7} {:>7} {:>5.2f}{}\n", c.name, c.cls.substr(0, 34), r.metrics.ndcg,
+               r.metrics.precision, r.metrics.wrong, fmt::format("{}/{}", r.recall.reached, r.recall.relevant), r.recall.ratio(),
+               r.error.empty() ? "" : "  ERROR " + r.error);
     sum_ndcg += r.metrics.ndcg;
     sum_p += r.metrics.precision;
     min_ndcg = std::min(min_ndcg, r.metrics.ndcg);
     wrong += r.metrics.wrong;
     errors += r.error.empty() ? 0 : 1;
+    sum_recall += r.recall.ratio();
+    reached += r.recall.reached;
+    relevant += r.recall.relevant;
     if (o.show) {
       fmt::print("    topic \"{}\"\n", c.topic);
+      for (const auto& [source, queries] : r.asked) {
+        std::string list;
+        for (const auto& q : queries) list += (list.empty() ? "" : " | ") + q;
+        fmt::print("    asked {}: {}\n", source, list);
+      }
+      if (!r.recall.missed.empty()) {
+        std::string list;
+        for (const auto& id : r.recall.missed) list += (list.empty() ? "" : " ") + id;
+        fmt::print("    never served (relevant): {}\n", list);
+      }
       for (std::size_t k = 0; k < std::min(o.show_n, r.top.size()); ++k) {
         const auto& it = r.top[k];
         const CaseItem* labelled = c.find(it.value("id", ""));
@@ -161,8 +191,11 @@ int main(int argc, char** argv) {
     }
   }
   const double n = static_cast<double>(cases.size());
-  fmt::print("{:<57} {:>7.3f} {:>5.2f} {:>7}\n", fmt::format("overall (mean of {} cases; lowest case {:.3f})", cases.size(), min_ndcg),
-             sum_ndcg / n, sum_p / n, wrong);
+  fmt::print("{:<63} {:>7.3f} {:>5.2f} {:>7} {:>7} {:>5.2f}\n",
+             fmt::format("overall (mean of {} cases; lowest case {:.3f})", cases.size(), min_ndcg), sum_ndcg / n, sum_p / n, wrong,
+             fmt::format("{}/{}", reached, relevant), sum_recall / n);
+  fmt::print("recall: {}/{} relevant stories served over all cases ({:.2f}); mean per case {:.2f}\n", reached, relevant,
+             relevant ? static_cast<double>(reached) / relevant : 1.0, sum_recall / n);
   if (!o.gate) return errors ? 1 : 0;
   bool pass = errors == 0;
   if (sum_ndcg / n < o.min_ndcg) pass = false, fmt::print("gate: overall nDCG@5 {:.3f} < {:.2f}\n", sum_ndcg / n, o.min_ndcg);

@@ -43,4 +43,20 @@ Metrics score(const Case& c, const std::vector<std::string>& ranked) {
   return m;
 }
 
+Recall recall(const Case& c, const std::set<std::string>& served) {
+  std::map<std::string, const CaseItem*> first;  // relevant story -> its first item
+  std::set<std::string> reached;
+  for (const auto& it : c.items) {
+    if (it.label.grade < kRelevantGrade) continue;
+    first.emplace(story_of(it), &it);
+    if (served.count(it.report_id)) reached.insert(story_of(it));
+  }
+  Recall r;
+  r.relevant = static_cast<int>(first.size());
+  r.reached = static_cast<int>(reached.size());
+  for (const auto& [story, it] : first)
+    if (!reached.count(story)) r.missed.push_back(it->report_id);
+  return r;
+}
+
 }  // namespace l30eval

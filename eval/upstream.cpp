@@ -609,6 +609,43 @@ std::string CaseUpstream::host_map() const {
 
 int CaseUpstream::requests() const { return static_cast<int>(fake_->log().size()); }
 
+std::set<std::string> CaseUpstream::served() const {
+  std::lock_guard lock(mu_);
+  // Lobsters serves whole listings and the source keeps the stories holding every
+  // non-stopword of a sub-query: a listed story reached the ranker only if it holds one of
+  // the searches sent (those Hacker News was asked: every source gets the same sub-queries).
+  std::vector<std::vector<std::string>> subqueries;
+  if (auto hn = asked_.find("hackernews"); hn != asked_.end())
+    for (const auto& q : hn->second) {
+      std::vector<std::string> words;
+      for (auto& w : search_words(q))
+        if (!core::is_stopword(w)) words.push_back(std::move(w));
+      if (!words.empty()) subqueries.push_back(std::move(words));
+    }
+  std::set<std::string> out;
+  for (const auto& id : served_) {
+    const CaseItem* it = case_.find(id);
+    if (it && it->source == "lobsters") {
+      const Doc doc = doc_of(searchable(*it));
+      if (std::none_of(subqueries.begin(), subqueries.end(), [&](const auto& q) { return matches_all(doc.words, doc.folded, q); }))
+        continue;
+    }
+    out.insert(id);
+  }
+  return out;
+}
+
+std::map<std::string, std::set<std::string>> CaseUpstream::asked() const {
+  std::lock_guard lock(mu_);
+  return asked_;
+}
+
+void CaseUpstream::record(std::string_view source, const std::string& query, const std::vector<const CaseItem*>& items) const {
+  std::lock_guard lock(mu_);
+  if (!query.empty()) asked_[std::string(source)].insert(query);
+  for (const auto* it : items) served_.insert(it->report_id);
+}
+
 FakeReply CaseUpstream::answer(const FakeRequest& r) const {
   const auto& p = r.path;
   auto starts = [&](std::string_view prefix) { return p.rfind(prefix, 0) == 0; };
@@ -626,12 +663,14 @@ FakeReply CaseUpstream::answer(const FakeRequest& r) const {
     auto hits = search("hackernews", query_words(q), [&](const CaseItem& it) { return in_numeric_filters(filters, it.at); });
     if (p == "/hn/api/v1/search_by_date") sort_desc(hits, [](const CaseItem& it) { return it.at; });
     cap(hits, limit_param(r, "hitsPerPage", 20));
+    record("hackernews", q, hits);
     return FakeReply::json(hn_body(hits, q));
   }
   if (starts("/reddit/search.rss")) {
     const std::string q = r.param("q");
     auto posts = search("reddit", query_words(q), [](const CaseItem&) { return true; });
     cap(posts, limit_param(r, "limit", 25));
+    record("reddit", q, posts);
     return FakeReply::xml(reddit_atom(posts, q));
   }
   if (starts("/arctic/api/posts/ids")) {
@@ -669,6 +708,7 @@ FakeReply CaseUpstream::answer(const FakeRequest& r) const {
     if (repos) sort_desc(found, [](const CaseItem& it) { return n(it.data, "stars"); });
     else sort_desc(found, [](const CaseItem& it) { return n(it.data, "reactions"); });
     cap(found, limit_param(r, "per_page", 30));
+    record("github", q, found);
     return FakeReply::json(github_body(found));
   }
   if (starts("/se/2.3/search/advanced")) {
@@ -676,6 +716,7 @@ FakeReply CaseUpstream::answer(const FakeRequest& r) const {
     auto qs = search("stackexchange", query_words(r.param("q")),
                      [&](const CaseItem& it) { return (!from || it.at >= from) && (!to || it.at <= to); });
     cap(qs, limit_param(r, "pagesize", 30));
+    record("stackexchange", r.param("q"), qs);
     FakeReply reply = FakeReply::json(stackexchange_body(qs));
     reply.gzip = true;  // the real API always compresses
     return reply;
@@ -689,6 +730,7 @@ FakeReply CaseUpstream::answer(const FakeRequest& r) const {
     }
     sort_desc(events, [](const CaseItem& it) { return n(it.data, "volume"); });
     cap(events, limit_param(r, "limit_per_type", 10));
+    record("polymarket", r.param("q"), events);
     return FakeReply::json(polymarket_body(events));
   }
   if (starts("/arxiv/api/query")) {
@@ -699,6 +741,7 @@ FakeReply CaseUpstream::answer(const FakeRequest& r) const {
       if (arxiv_matches(aq, *it)) entries.push_back(it);
     sort_desc(entries, [](const CaseItem& it) { return it.at; });
     cap(entries, limit_param(r, "max_results", 10));
+    record("arxiv", q, entries);
     return FakeReply::xml(arxiv_body(entries, q));
   }
   if (starts("/lobsters/")) {
@@ -719,6 +762,7 @@ FakeReply CaseUpstream::answer(const FakeRequest& r) const {
     } else {
       stories.clear();  // older pages of newest: nothing further back
     }
+    record("lobsters", p, stories);
     return FakeReply::json(lobsters_body(stories));
   }
   return FakeReply::json(R"({"error":"not found"})", 404);

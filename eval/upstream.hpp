@@ -17,7 +17,10 @@
 // Words compare case- and accent-insensitively (TeX accents and HTML entities decoded, as
 // the platforms index the decoded text); a word in a script without spaces matches as a
 // substring. "Zuerich" is not "Zürich" to any of them.
+#include <map>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,9 +44,20 @@ class CaseUpstream {
   std::string host_map() const;
   testing_support::FakeReply answer(const testing_support::FakeRequest& r) const;
   int requests() const;
+  // The report ids of every item some search answered with, and of the listed Lobsters
+  // stories that hold one of the sub-queries sent (the source filters its listings so): what
+  // reached the ranker (recall's numerator).
+  std::set<std::string> served() const;
+  // The searches the binary sent, per source ("hackernews" -> {"Go 1.26", ...}).
+  std::map<std::string, std::set<std::string>> asked() const;
 
  private:
+  void record(std::string_view source, const std::string& query, const std::vector<const CaseItem*>& items) const;
+
   const Case& case_;
+  mutable std::mutex mu_;  // the fake answers on its own threads
+  mutable std::set<std::string> served_;
+  mutable std::map<std::string, std::set<std::string>> asked_;
   std::unique_ptr<testing_support::FakeUpstream> fake_;
 };
 
