@@ -5,7 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fmt/format.h>
+#include <optional>
+#include <set>
 
 #include "core/fold.hpp"
 #include "core/text.hpp"
@@ -157,6 +158,213 @@ void add_spellings(model::Plan& p, const std::vector<std::string>& words, model:
       if (!is_abbreviation(alt)) add_unique(p, replace(f, alt, f.b), 0.8, cap);
 }
 
+// ---- the topic's parts: what a literal search needs and what it may leave out ----------
+//
+// Platforms' searches hold every query word, so each word of the topic is a filter: a
+// qualifier ("app", "outage", "elderly parents"), a title ("Rep."), a question's frame ("how
+// do I") or its task verb ("reduce") empties the result of every story that does not repeat
+// it. The planner splits the topic into name units (the entities: capitalised or shaped words
+// with their numbers) and qualifier phrases (lower-case words), by how the topic is written,
+// and asks for the parts too; relevance, not the query, then decides the sense.
+
+enum class Kind { stop, number, title, name, common };
+
+struct Token {
+  std::string raw;
+  Kind kind = Kind::common;
+  bool ident = false;  // letters and digits in one word: "CVE-2026-31790", "go1.26", "9front"
+  bool inner_caps = false;  // a capital after the first letter: "QUICbleed", "PyO3", "iPhone"
+  bool acronym = false;     // all capitals, two or more letters: "ACL", "RTX"
+  int letters = 0;
+};
+
+// One unit of the topic: a name with its numbers, or a phrase of common words.
+struct Unit {
+  std::vector<std::string> words;  // as written
+  bool name = false;
+  bool distinct = false;  // specific enough to be searched alone
+  bool after_stop = false;  // a function word stands before it: "Postgres to MySQL" are two things
+  std::string text() const { return join(words); }
+};
+
+struct Parts {
+  std::string core;                // the topic without a question's frame and task verb
+  std::vector<Unit> names;         // in order
+  std::vector<Unit> qualifiers;    // common-word phrases and titles, in order
+  bool question = false;
+};
+
+const std::set<std::string_view>& question_openers() {
+  static const std::set<std::string_view> k{"how", "what", "why", "which", "where", "when", "who", "can", "should",
+                                             "is", "are", "does", "do", "could", "would", "will"};
+  return k;
+}
+
+Token classify(const std::string& raw) {
+  Token t;
+  t.raw = raw;
+  const auto parts = core::match_words(raw);
+  if (parts.empty() || std::all_of(parts.begin(), parts.end(), [](const core::Word& w) { return core::is_stopword(w.text); })) {
+    t.kind = Kind::stop;
+    return t;
+  }
+  if (is_number(raw)) {
+    t.kind = Kind::number;
+    return t;
+  }
+  bool digit = false, caseless = false, first = true, upper_all = true;
+  int uppers_after_first = 0;
+  for (const auto& w : parts) caseless |= !w.upper && !w.lower;
+  for (char c : raw) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isdigit(u)) digit = true;
+    if (!std::isalpha(u)) continue;
+    ++t.letters;
+    if (!first && std::isupper(u)) ++uppers_after_first;
+    if (!std::isupper(u)) upper_all = false;
+    first = false;
+  }
+  t.ident = digit && t.letters > 0;
+  t.acronym = upper_all && t.letters >= 2;
+  t.inner_caps = !t.acronym && uppers_after_first > 0;
+  const bool shaped = raw.find_first_of("+#") != std::string::npos || (parts.size() > 1 && parts[0].lower);  // llama.cpp, c++
+  if (parts.size() == 1 && parts[0].upper && raw.back() == '.' && t.letters <= 4 && !digit) t.kind = Kind::title;  // Rep., Dr., Sen.
+  else if (parts[0].upper || t.ident || t.inner_caps || shaped || caseless) t.kind = Kind::name;
+  else t.kind = Kind::common;
+  return t;
+}
+
+Parts topic_parts(const std::vector<std::string>& written) {
+  Parts out;
+  std::vector<Token> toks;
+  for (const auto& raw : written) toks.push_back(classify(raw));
+  std::size_t start = 0;
+  // A question's frame ("how do I", "what is the") and, after "how", its task verb ("reduce",
+  // "set up"): a story about the answer rarely repeats them.
+  if (toks.size() >= 3 && question_openers().count(folded_words(toks[0].raw))) {
+    out.question = true;
+    const bool how = folded_words(toks[0].raw) == "how";
+    while (start < toks.size() && toks[start].kind == Kind::stop) ++start;
+    if (how && start + 1 < toks.size() && toks[start].kind == Kind::common) ++start;
+  }
+  std::vector<std::string> core_words;
+  for (std::size_t i = start; i < toks.size(); ++i)
+    if (toks[i].kind != Kind::stop) core_words.push_back(toks[i].raw);
+  out.core = join(core_words);
+
+  std::vector<Unit> units;
+  bool open = false;  // the last unit may grow
+  bool stopped = false;  // a function word since the last unit began
+  for (std::size_t i = start; i < toks.size(); ++i) {
+    const Token& t = toks[i];
+    const std::size_t before = units.size();
+    switch (t.kind) {
+      case Kind::stop: open = false, stopped = true; break;
+      case Kind::number:
+        if (open) units.back().words.push_back(t.raw);  // its version or year: "Go 1.26", "year 2038"
+        else units.push_back({{t.raw}, false, false}), open = true;
+        break;
+      case Kind::title:
+        // "Rep. Adam Smith": a title before a name is a qualifier, not part of the name.
+        if (i + 1 < toks.size() && toks[i + 1].kind == Kind::name) out.qualifiers.push_back({{t.raw}, false, false}), open = false;
+        else units.push_back({{t.raw}, true, false}), open = true;
+        break;
+      case Kind::name:
+        if (t.ident || !open || !units.back().name) {
+          units.push_back({{t.raw}, true, false});
+          open = !t.ident;  // an identifier stands alone: "QUICbleed CVE-2026-31790" is two things
+        } else {
+          units.back().words.push_back(t.raw);
+        }
+        break;
+      case Kind::common:
+        if (open && !units.back().name) units.back().words.push_back(t.raw);
+        else units.push_back({{t.raw}, false, false}), open = true;
+        break;
+    }
+    if (units.size() > before) units.back().after_stop = stopped && before > 0, stopped = false;
+  }
+  for (auto& u : units) {
+    if (u.name) {
+      const Token first = classify(u.words[0]);
+      u.distinct = u.words.size() >= 2 || (first.ident && first.raw.size() >= 5) || first.inner_caps;
+      out.names.push_back(std::move(u));
+    } else {
+      out.qualifiers.push_back(std::move(u));
+    }
+  }
+  // A question typed in lower case: its first phrase after the task verb is what it is about
+  // ("passkeys" in "how to set up passkeys for elderly parents").
+  if (out.names.empty() && out.question && out.qualifiers.size() >= 2) {
+    out.names.push_back(std::move(out.qualifiers.front()));
+    out.qualifiers.erase(out.qualifiers.begin());
+    out.names.back().name = true;
+  }
+  return out;
+}
+
+bool weak_unit(const Unit& u) {
+  return std::all_of(u.words.begin(), u.words.end(), [](const std::string& w) {
+    const auto parts = core::match_words(w);
+    return std::all_of(parts.begin(), parts.end(), [](const core::Word& x) { return is_weak_word(x.text) || core::is_stopword(x.text); });
+  });
+}
+
+// "ACL 2026" -> "ACL2026", "Go 1.26" -> "Go1.26", "Swift 6" -> "Swift6": a one-word name is
+// often written joined to its year or version (hashtags, toolchains, repository names, tags).
+std::optional<std::string> joined_form(const Unit& u) {
+  if (!u.name || u.words.size() != 2 || !is_number(u.words[1])) return std::nullopt;
+  const Token name = classify(u.words[0]);
+  if (name.kind != Kind::name || name.ident) return std::nullopt;
+  return u.words[0] + u.words[1];
+}
+
+// "diffusion language models" -> "... model": a regular plural written in lower case.
+std::optional<std::string> singular(const std::string& w) {
+  const auto parts = core::match_words(w);
+  if (parts.size() != 1 || !parts[0].lower || w.size() < 4 || w.back() != 's') return std::nullopt;
+  const std::string_view v(w);
+  if (v.ends_with("ss") || v.ends_with("us") || v.ends_with("is")) return std::nullopt;
+  if (v.ends_with("ies")) return std::string(v.substr(0, v.size() - 3)) + "y";
+  return std::string(v.substr(0, v.size() - 1));
+}
+
+// The sub-queries that reach what the topic as typed misses, most useful first.
+void add_parts(model::Plan& p, const Parts& parts, const std::vector<std::string>& written, int cap) {
+  for (const auto& u : parts.names)
+    if (auto j = joined_form(u)) add_unique(p, *j, 0.5, cap);
+  if (parts.names.size() == 1 && !parts.qualifiers.empty() && !weak_unit(parts.names[0])) {
+    const Unit& head = parts.names[0];
+    add_unique(p, head.text(), 0.7, cap);  // "Signal" for "Signal app", "Adam Smith" for "Rep. Adam Smith"
+    // The head with each qualifier's own head noun (the last word of an English compound):
+    // "passkeys parents", "Washington wage".
+    for (const auto& q : parts.qualifiers)
+      if (q.words.size() >= 2 || parts.qualifiers.size() >= 2) add_unique(p, head.text() + " " + q.words.back(), 0.6, cap);
+  } else if (parts.names.size() >= 2) {
+    std::vector<std::string> all;
+    for (const auto& u : parts.names) all.insert(all.end(), u.words.begin(), u.words.end());
+    add_unique(p, join(all), 0.8, cap);  // "Python Rust" for "Python with Rust", "migrate X to Y"
+    // Names side by side are two names of one thing ("QUICbleed CVE-2026-31790"): each alone.
+    // Names a word apart ("Postgres to MySQL") are different things: never one alone.
+    const bool apposed = std::none_of(parts.names.begin(), parts.names.end(), [](const Unit& u) { return u.after_stop; });
+    for (const auto& u : parts.names)
+      if (apposed && u.distinct) add_unique(p, u.text(), 0.7, cap);
+  }
+  // "Zürich" -> "Zuerich": the platforms fold accents but do not transliterate.
+  for (std::size_t i = 0; i < written.size(); ++i)
+    if (auto alt = core::umlaut_spelling(written[i])) {
+      std::vector<std::string> w = written;
+      w[i] = *alt;
+      add_unique(p, join(w), 0.5, cap);
+    }
+  if (!written.empty())
+    if (auto one = singular(written.back()); one && written.size() >= 2) {
+      std::vector<std::string> w(written.begin(), written.end() - 1);
+      w.push_back(*one);
+      add_unique(p, join(w), 0.7, cap);
+    }
+}
+
 }  // namespace
 
 std::vector<model::Synonym> table_synonyms(std::string_view topic) {
@@ -193,10 +401,16 @@ model::Plan make_plan(std::string_view topic_in, model::Depth depth, std::vector
   p.synonyms = merge_synonyms(std::move(host_synonyms), table_synonyms(topic));
 
   const int cap = max_sub_queries(depth) + (sides.empty() ? 0 : 1);
-  add_unique(p, topic, 1.0, cap);
+  const Parts split = topic_parts(written_words(topic));
+  // A question is asked without its frame: "how do I reduce Docker image size" holds words
+  // no answer repeats. The topic as typed stays first otherwise (GitHub's keyless issue
+  // search and the newest-first HN search use only the first sub-query).
+  const std::string first = split.question && !split.core.empty() ? split.core : topic;
+  add_unique(p, first, 1.0, cap);
   for (const auto& side : sides) add_unique(p, side, 0.8, cap);
-  const auto written = written_words(topic);
+  const auto written = written_words(first);
   add_spellings(p, written, depth, cap);
+  if (sides.empty()) add_parts(p, split, written, cap);
   // The topic without its generic words ("Vision Pro 2 review" -> "Vision Pro 2"), when at
   // least two words that say what it is are left. Never broader: a lone name or generic
   // words alone ("model", "performance tuning") retrieve everything that shares them.

@@ -297,6 +297,74 @@ TEST(Plan, DeterministicAndDepthBounded) {
   EXPECT_EQ(make_plan("tokio", model::Depth::deep).sub_queries.size(), 1u);
 }
 
+namespace {
+
+std::vector<std::string> asked(std::string_view topic, model::Depth depth = model::Depth::standard) {
+  std::vector<std::string> out;
+  for (const auto& q : make_plan(topic, depth).sub_queries) out.push_back(q.text);
+  return out;
+}
+
+bool has(const std::vector<std::string>& v, std::string_view s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
+}  // namespace
+
+// Platforms' searches hold every word, so each word the topic adds is a filter: the planner
+// also asks for the head entity without its qualifiers, and the head with each qualifier.
+TEST(Plan, AsksForTheHeadWithoutItsQualifiers) {
+  auto q = asked("Signal app");
+  EXPECT_EQ(q[0], "Signal app");
+  EXPECT_TRUE(has(q, "Signal")) << "news about Signal rarely says 'app'";
+  q = asked("Rep. Adam Smith");
+  EXPECT_EQ(q[0], "Rep. Adam Smith");
+  EXPECT_TRUE(has(q, "Adam Smith")) << "a title is a qualifier, not part of the name";
+  q = asked("Washington minimum wage");
+  EXPECT_TRUE(has(q, "Washington"));
+  EXPECT_TRUE(has(q, "Washington wage")) << "the head with the qualifier's own head noun";
+  q = asked("Mistral new model");
+  EXPECT_TRUE(has(q, "Mistral"));
+  for (const auto& s : q) EXPECT_NE(s.find("Mistral"), std::string::npos) << "never a qualifier alone: " << s;
+  EXPECT_EQ(asked("Starlink outage", model::Depth::quick), (std::vector<std::string>{"Starlink outage"})) << "quick asks once";
+  // No capital, no question: nothing says which word is the name ("tim cook"), so nothing is split.
+  EXPECT_EQ(asked("tim cook"), (std::vector<std::string>{"tim cook"}));
+  EXPECT_EQ(asked("Kevin Rose"), (std::vector<std::string>{"Kevin Rose"})) << "a name is one unit";
+  EXPECT_EQ(asked("Paris Agreement"), (std::vector<std::string>{"Paris Agreement"}));
+}
+
+TEST(Plan, AQuestionIsAskedWithoutItsFrameAndTaskVerb) {
+  auto q = asked("how to set up passkeys for elderly parents");
+  EXPECT_EQ(q[0], "passkeys elderly parents") << "no answer repeats 'how to set up'";
+  EXPECT_TRUE(has(q, "passkeys")) << "a lower-case question's first phrase is what it is about";
+  EXPECT_TRUE(has(q, "passkeys parents"));
+  q = asked("how do I reduce Docker image size");
+  EXPECT_EQ(q[0], "Docker image size");
+  EXPECT_TRUE(has(q, "Docker"));
+  EXPECT_FALSE(has(asked("how do I reduce Docker image size"), "how do I reduce Docker image size"));
+}
+
+TEST(Plan, NamesSideBySideAloneNamesAWordApartTogether) {
+  auto q = asked("QUICbleed CVE-2026-31790");
+  EXPECT_TRUE(has(q, "QUICbleed")) << "the press names the nickname only";
+  EXPECT_TRUE(has(q, "CVE-2026-31790")) << "advisories name the id only";
+  q = asked("migrate Postgres to MySQL");
+  EXPECT_TRUE(has(q, "Postgres MySQL")) << "migrating, moving from, Postgres → MySQL: the entities hold every form";
+  q = asked("moving from Heroku to DigitalOcean");
+  EXPECT_TRUE(has(q, "Heroku DigitalOcean"));
+  EXPECT_FALSE(has(q, "DigitalOcean")) << "the destination alone is another topic";
+  EXPECT_FALSE(has(q, "Heroku"));
+  EXPECT_TRUE(has(asked("Python with Rust"), "Python Rust"));
+}
+
+TEST(Plan, VersionsJoinedAndWordsSpelledTheOtherWays) {
+  EXPECT_EQ(asked("ACL 2026"), (std::vector<std::string>{"ACL 2026", "ACL2026"}));
+  auto q = asked("Go 1.26");
+  EXPECT_EQ(q[1], "Golang 1.26") << "the table's spellings come first";
+  EXPECT_TRUE(has(q, "Go1.26")) << "toolchains write go1.26";
+  EXPECT_TRUE(has(asked("Swift 6 concurrency"), "Swift6"));
+  EXPECT_TRUE(has(asked("Zürich"), "zuerich")) << "platforms fold accents, they do not transliterate";
+  EXPECT_TRUE(has(asked("diffusion language models", model::Depth::deep), "diffusion language model"));
+}
+
 TEST(Plan, HostPlanIsValidated) {
   std::string err;
   auto p = parse_host_plan(R"({"intent":"news","sub_queries":["a b",{"query":"c","weight":0.5}],"source_weights":{"hn":1.5}})", &err);
