@@ -194,10 +194,20 @@ struct Parts {
   bool question = false;
 };
 
-const std::set<std::string_view>& question_openers() {
-  static const std::set<std::string_view> k{"how", "what", "why", "which", "where", "when", "who", "can", "should",
-                                             "is", "are", "does", "do", "could", "would", "will"};
-  return k;
+// "how", "what", ...: a question. "can", "is", "will", ...: only with a question mark ("CAN
+// bus protocol" is not one).
+bool opens_question(const std::vector<std::string>& written) {
+  static const std::set<std::string_view> kWh{"how", "what", "why", "which", "where", "when", "who"};
+  static const std::set<std::string_view> kAux{"can", "should", "is", "are", "does", "do", "could", "would", "will"};
+  if (written.size() < 3) return false;
+  const std::string first = folded_words(written[0]);
+  if (kAux.count(first)) return written.back().back() == '?';
+  if (!kWh.count(first)) return false;
+  // Every word capitalised is a title ("How I Met Your Mother"), not a question.
+  return !std::all_of(written.begin(), written.end(), [](const std::string& w) {
+    const auto parts = core::match_words(w);
+    return parts.empty() || !parts[0].lower || core::is_stopword(parts[0].text);
+  });
 }
 
 Token classify(const std::string& raw) {
@@ -241,11 +251,15 @@ Parts topic_parts(const std::vector<std::string>& written) {
   std::size_t start = 0;
   // A question's frame ("how do I", "what is the") and, after "how", its task verb ("reduce",
   // "set up"): a story about the answer rarely repeats them.
-  if (toks.size() >= 3 && question_openers().count(folded_words(toks[0].raw))) {
+  if (opens_question(written)) {
     out.question = true;
-    const bool how = folded_words(toks[0].raw) == "how";
     while (start < toks.size() && toks[start].kind == Kind::stop) ++start;
-    if (how && start + 1 < toks.size() && toks[start].kind == Kind::common) ++start;
+    // A frame ending in its subject or "to" ("how do I", "how to", "can we") is followed by the
+    // task's verb; "what are diffusion models" is followed by the subject itself.
+    const std::string last = start > 0 ? folded_words(toks[start - 1].raw) : "";
+    const bool verb_follows = last == "i" || last == "we" || last == "you" || last == "to";
+    if (verb_follows && start + 1 < toks.size() && toks[start].kind == Kind::common) ++start;
+    if (!toks.back().raw.empty() && toks.back().raw.back() == '?') toks.back().raw.pop_back();
   }
   std::vector<std::string> core_words;
   for (std::size_t i = start; i < toks.size(); ++i)

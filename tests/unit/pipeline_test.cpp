@@ -340,6 +340,10 @@ TEST(Plan, AQuestionIsAskedWithoutItsFrameAndTaskVerb) {
   EXPECT_EQ(q[0], "Docker image size");
   EXPECT_TRUE(has(q, "Docker"));
   EXPECT_FALSE(has(asked("how do I reduce Docker image size"), "how do I reduce Docker image size"));
+  EXPECT_EQ(asked("CAN bus protocol")[0], "CAN bus protocol") << "an auxiliary opens a question only with a '?'";
+  EXPECT_EQ(asked("can I run llama.cpp on a phone?")[0], "llama.cpp phone");
+  EXPECT_EQ(asked("How I Met Your Mother")[0], "How I Met Your Mother") << "a title, not a question";
+  EXPECT_EQ(asked("what are diffusion language models")[0], "diffusion language models") << "no verb to drop";
 }
 
 TEST(Plan, NamesSideBySideAloneNamesAWordApartTogether) {
