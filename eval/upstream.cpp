@@ -494,6 +494,21 @@ std::string searchable(const CaseItem& it) {
 
 std::vector<std::string> query_words(std::string_view q) { return search_words(q); }
 
+// "tokio OR (tokio runtime) OR (async rust)" -> {tokio}, {tokio, runtime}, {async, rust}:
+// OR only as a whole upper-case word; parentheses and quotes are not words.
+std::vector<std::vector<std::string>> reddit_or_groups(const std::string& q) {
+  std::vector<std::vector<std::string>> groups(1);
+  std::size_t pos = 0;
+  while (pos < q.size()) {
+    const auto sp = q.find(' ', pos);
+    const std::string token = q.substr(pos, sp == std::string::npos ? std::string::npos : sp - pos);
+    pos = sp == std::string::npos ? q.size() : sp + 1;
+    if (token == "OR") groups.emplace_back();
+    else for (auto& w : search_words(token)) groups.back().push_back(std::move(w));
+  }
+  return groups;
+}
+
 // "created_at_i>1790000000,created_at_i<1795000000"
 bool in_numeric_filters(const std::string& filters, core::UnixSeconds t) {
   std::size_t pos = 0;
@@ -667,8 +682,16 @@ FakeReply CaseUpstream::answer(const FakeRequest& r) const {
     return FakeReply::json(hn_body(hits, q));
   }
   if (starts("/reddit/search.rss")) {
+    // Reddit's own syntax: the words of a group are ANDed, an upper-case OR between
+    // (parenthesised) groups matches a post that has any group.
     const std::string q = r.param("q");
-    auto posts = search("reddit", query_words(q), [](const CaseItem&) { return true; });
+    const auto groups = reddit_or_groups(q);
+    std::vector<const CaseItem*> posts;
+    for (const auto* it : of_source(case_, "reddit")) {
+      const Doc doc = doc_of(searchable(*it));
+      if (std::any_of(groups.begin(), groups.end(), [&](const auto& g) { return matches_all(doc.words, doc.folded, g); }))
+        posts.push_back(it);
+    }
     cap(posts, limit_param(r, "limit", 25));
     record("reddit", q, posts);
     return FakeReply::xml(reddit_atom(posts, q));

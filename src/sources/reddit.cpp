@@ -8,9 +8,12 @@
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
+#include "core/fold.hpp"
 #include "core/redact.hpp"
 #include "core/text.hpp"
 #include "core/url.hpp"
@@ -308,17 +311,93 @@ Token fetch_token(Env& env, const Credentials& c) {
   return Token{std::move(token), std::nullopt, std::isfinite(lifetime) ? static_cast<long>(std::clamp(lifetime, 0.0, 86400.0)) : 3600};
 }
 
-// One listing answer (Atom or JSON) into the builder. Items outside `window` are dropped.
+// One listing answer (Atom or JSON) into items; the failure otherwise.
+std::optional<Failure> parse_page(const Fetched& f, bool oauth, std::vector<model::Item>& items) {
+  if (f.failure) return f.failure;
+  return oauth ? parse_listing(f.response.body, items) : parse_atom(f.response.body, items);
+}
+
+// One listing answer into the builder. Items outside `window` are dropped.
 void collect(const Fetched& f, bool oauth, int subquery, const model::Window* window, ResultBuilder& out) {
-  if (f.failure) return out.fail(*f.failure);
   std::vector<model::Item> items;
-  if (auto bad = oauth ? parse_listing(f.response.body, items) : parse_atom(f.response.body, items)) return out.fail(*bad);
+  if (auto bad = parse_page(f, oauth, items)) return out.fail(*bad);
   out.succeed();
   int rank = 0;
   for (auto& item : items) {
     if (window && item.published_at && !window->contains(*item.published_at)) continue;
     out.add(std::move(item), subquery, rank++);
   }
+}
+
+// ---- several sub-queries in one search ----
+//
+// Reddit's search ANDs the words of a query and reads an upper-case OR between
+// parenthesised groups ("tokio OR (tokio runtime) OR (async rust)"), so one paced request
+// asks what one request per sub-query asked. Each post is then attributed back to every
+// sub-query whose words it carries, ranked in the order reddit returned it, as if each
+// sub-query had been searched alone.
+
+constexpr int kPackedPage = 100;           // reddit's listing cap: the packed search asks for all of it
+constexpr std::size_t kMaxQueryBytes = 512;  // reddit's limit on q
+
+// A sub-query as one group of the packed query: its own parentheses and operator words
+// would change the grouping, an unbalanced quote would swallow the groups after it.
+std::string packed_group(std::string_view text) {
+  std::string clean(text);
+  for (char& c : clean)
+    if (c == '(' || c == ')') c = ' ';
+  if (std::count(clean.begin(), clean.end(), '"') % 2 != 0) std::erase(clean, '"');
+  std::string out;
+  int words = 0;
+  std::istringstream in(clean);
+  for (std::string w; in >> w; ++words) {
+    if (w == "OR" || w == "AND" || w == "NOT") w = core::lower_ascii(w);
+    out += (out.empty() ? "" : " ") + w;
+  }
+  return words > 1 ? "(" + out + ")" : out;
+}
+
+// The packed q, or nothing when it would not fit reddit's limit (then: one search each).
+std::optional<std::string> packed_query(const std::vector<model::SubQuery>& subs) {
+  std::vector<std::string> groups;
+  for (const auto& sub : subs) {
+    std::string g = packed_group(sub.text);
+    if (!g.empty() && std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(std::move(g));
+  }
+  std::string q;
+  for (const auto& g : groups) q += (q.empty() ? "" : " OR ") + g;
+  if (q.empty() || q.size() > kMaxQueryBytes) return std::nullopt;
+  return q;
+}
+
+// The words a post must carry to count as found by a sub-query: every word it sent, as a
+// search of that sub-query alone ANDs them.
+std::vector<std::string> required_words(std::string_view text) {
+  std::vector<std::string> out;
+  for (auto& w : core::match_words(text)) out.push_back(std::move(w.text));
+  return out;
+}
+
+// Every sub-query whose words the post carries; else the one it shares most words with
+// (reddit also searches the self-text past the snippet, and stems).
+std::vector<int> attribute(const model::Item& item, const std::vector<std::vector<std::string>>& wanted) {
+  std::unordered_set<std::string> have;
+  for (auto& w : core::match_words(item.title + " " + item.snippet + " " + item.container.value_or("")))
+    have.insert(std::move(w.text));
+  std::vector<int> all;
+  int best = 0;
+  std::size_t best_overlap = 0;
+  for (std::size_t s = 0; s < wanted.size(); ++s) {
+    const auto overlap = static_cast<std::size_t>(
+        std::count_if(wanted[s].begin(), wanted[s].end(), [&](const std::string& w) { return have.count(w) > 0; }));
+    if (!wanted[s].empty() && overlap == wanted[s].size()) all.push_back(static_cast<int>(s));
+    if (overlap > best_overlap) {
+      best_overlap = overlap;
+      best = static_cast<int>(s);
+    }
+  }
+  if (all.empty()) all.push_back(best);
+  return all;
 }
 
 // Merges archive scores into keyless items. Returns why scores are missing, if they are.
@@ -497,12 +576,15 @@ class Reddit final : public Source {
     const auto creds = credentials(env.config);
     const std::string t(time_filter(q.window));
     const int n = clamp_limit(q.limit);
+    auto url_of = [&](std::string_view text, int limit) {
+      const std::string e = core::url_encode(text);
+      return creds ? fmt::format("{}/search?q={}&t={}&sort=relevance&limit={}&raw_json=1&type=link", kOauth, e, t, limit)
+                   : fmt::format("{}/search.rss?q={}&sort=relevance&t={}&limit={}", kWww, e, t, limit);
+    };
+    if (q.sub_queries.size() > 1)
+      if (auto packed = packed_query(q.sub_queries)) return run_packed(env, creds, q, url_of(*packed, kPackedPage), url_of, n);
     std::vector<std::string> urls;
-    for (const auto& sub : q.sub_queries) {
-      const std::string text = core::url_encode(sub.text);
-      urls.push_back(creds ? fmt::format("{}/search?q={}&t={}&sort=relevance&limit={}&raw_json=1&type=link", kOauth, text, t, n)
-                           : fmt::format("{}/search.rss?q={}&sort=relevance&t={}&limit={}", kWww, text, t, n));
-    }
+    for (const auto& sub : q.sub_queries) urls.push_back(url_of(sub.text, n));
     return run(env, creds, urls, &q.window, n);
   }
 
@@ -589,6 +671,56 @@ class Reddit final : public Source {
   }
 
  private:
+  // The packed search: one request for every sub-query, each post attributed back to the
+  // sub-queries it answers (at most `n` ranks each, as when each was searched alone). A
+  // sub-query the full packed page left without a single post was crowded out by the
+  // others: it alone gets its own search, so no sub-query is worse off than before and the
+  // run never sends more requests than one per sub-query.
+  template <typename UrlOf>
+  static SourceResult run_packed(Env& env, const std::optional<Credentials>& creds, const Query& q, const std::string& url,
+                                 const UrlOf& url_of, int n) {
+    ResultBuilder out(n);
+    std::vector<http::Header> headers;
+    if (creds) {
+      Token tok = cached_token(env, *creds, out.requests());
+      if (tok.failure) {
+        out.fail(*tok.failure);
+        return out.finish();
+      }
+      headers.push_back({"Authorization", "bearer " + tok.value});
+    }
+    const Expect expect = creds ? Expect::json : Expect::xml;
+    const Fetched page = fetch(env, url, expect, headers);
+    out.requests() += page.sent ? 1 : 0;
+    std::vector<model::Item> items;
+    if (auto bad = parse_page(page, creds.has_value(), items)) {
+      out.fail(*bad);
+    } else {
+      out.succeed();
+      std::vector<std::vector<std::string>> wanted;
+      for (const auto& sub : q.sub_queries) wanted.push_back(required_words(sub.text));
+      std::vector<int> ranks(wanted.size(), 0);
+      const bool full = items.size() >= static_cast<std::size_t>(kPackedPage);
+      for (auto& item : items) {
+        if (item.published_at && !q.window.contains(*item.published_at)) continue;
+        for (const int s : attribute(item, wanted)) out.add(item, s, ranks[static_cast<std::size_t>(s)]++);
+      }
+      std::vector<Call> alone;
+      std::vector<int> which;
+      for (std::size_t s = 0; full && s < ranks.size(); ++s) {
+        if (ranks[s] > 0) continue;
+        alone.push_back({url_of(q.sub_queries[s].text, n), expect, headers});
+        which.push_back(static_cast<int>(s));
+      }
+      const auto fetched = fetch_concurrently(env, std::move(alone));  // paced by the client, as ever
+      out.requests() += sent_count(fetched);
+      for (std::size_t i = 0; i < fetched.size(); ++i) collect(fetched[i], creds.has_value(), which[i], &q.window, out);
+    }
+    SourceResult result = out.finish();
+    if (!creds) finish_keyless(env, result);
+    return result;
+  }
+
   // Runs the listing URLs (one stream each), keyless or through one OAuth token.
   static SourceResult run(Env& env, const std::optional<Credentials>& creds, const std::vector<std::string>& urls,
                           const model::Window* window, int page_size) {

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/text.hpp"
 #include "core/time.hpp"
 #include "fake_upstream.hpp"
 #include "fixture_fetcher.hpp"
@@ -132,23 +133,106 @@ TEST(Reddit, WindowLengthPicksTheTimeFilter) {
   }
 }
 
-TEST(Reddit, EachSubQueryIsOneRequestAndScoresAreOneBatch) {
+TEST(Reddit, SubQueriesShareOneSearchAndScoresAreOneBatch) {
   FixtureFetcher f;
   keyless_routes(f);
   TestEnv t(f);
   auto q = make_query("rust 1.92", "2026-11-01", "2026-11-29");
-  q.sub_queries.push_back({"rust release", 0.5});
-  q.limit = 500;  // reddit caps listings at 100
+  q.sub_queries.push_back({"async trait", 0.5});
+  auto r = reddit().search(q, t.env);
+  ASSERT_EQ(r.state, SourceState::ok) << r.reason;
+  const auto urls = f.urls();
+  ASSERT_EQ(urls.size(), 2u) << "one paced search for both sub-queries, then the scores";
+  EXPECT_EQ(urls[0], "https://www.reddit.com/search.rss?q=%28rust%201.92%29%20OR%20%28async%20trait%29&sort=relevance&t=month&limit=100");
+  EXPECT_EQ(urls[1].rfind(kArcticPrefix, 0), 0u);
+  EXPECT_EQ(r.requests, 2);
+  ASSERT_EQ(r.items.size(), 4u);
+  // Each post counts for the sub-queries whose words it carries, ranked in reddit's order
+  // within each, as if each had been searched alone.
+  const auto* both = find_item(r, "reddit:1p6ab3c");  // "Rust 1.92 broke my async trait"
+  ASSERT_NE(both, nullptr);
+  ASSERT_EQ(both->hits.size(), 2u);
+  EXPECT_EQ(both->hits[0].subquery, 0);
+  EXPECT_EQ(both->hits[0].rank, 1);
+  EXPECT_EQ(both->hits[1].subquery, 1);
+  EXPECT_EQ(both->hits[1].rank, 0);
+  const auto* one = find_item(r, "reddit:1p4xk2a");  // "Announcing Rust 1.92.0"
+  ASSERT_NE(one, nullptr);
+  ASSERT_EQ(one->hits.size(), 1u);
+  EXPECT_EQ(one->hits[0].subquery, 0);
+  EXPECT_EQ(one->hits[0].rank, 0);
+}
+
+TEST(Reddit, PackedGroupsKeepTheirOwnMeaning) {
+  FixtureFetcher f;
+  keyless_routes(f);
+  TestEnv t(f);
+  auto q = make_query("tokio (runtime)", "2026-11-01", "2026-11-29");
+  q.sub_queries.push_back({"rust OR go", 0.5});     // an operator word inside a sub-query is a word
+  q.sub_queries.push_back({"\"async rust", 0.5});  // an unbalanced quote would swallow what follows
+  q.sub_queries.push_back({"tokio  (runtime)", 0.5});  // the same group twice is asked once
+  q.sub_queries.push_back({"\"io uring\" tokio", 0.5});
+  (void)reddit().search(q, t.env);
+  ASSERT_FALSE(f.urls().empty());
+  const std::string url = f.urls()[0];
+  const auto from = url.find("q=") + 2;
+  EXPECT_EQ(core::url_decode(url.substr(from, url.find('&', from) - from)),
+            "(tokio runtime) OR (rust or go) OR (async rust) OR (\"io uring\" tokio)");
+}
+
+namespace {
+// A full page (100 posts) about one thing only.
+std::string full_page_about(const std::string& words) {
+  std::string feed = R"(<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>s</title>)";
+  for (int i = 0; i < 100; ++i)
+    feed += fmt::format(R"(<entry><author><name>/u/a{0}</name></author><category term="rust" label="r/rust"/>)"
+                        R"(<content type="html">x</content><id>t3_zz{0}</id><link href="https://www.reddit.com/r/rust/comments/zz{0}/x/" />)"
+                        R"(<published>2026-11-20T10:00:00+00:00</published><title>{1} number {0}</title></entry>)",
+                        i, words);
+  return feed + "</feed>";
+}
+}  // namespace
+
+TEST(Reddit, ASubQueryCrowdedOutOfAFullPackedPageGetsItsOwnSearch) {
+  FixtureFetcher f;
+  f.on_body("q=%28rust%201.92%29%20OR", full_page_about("Rust 1.92 tip"), kAtom);
+  f.on_body("www.reddit.com/search.rss", fixture("reddit/search_rust.rss.xml"), kAtom);
+  f.on_body("arctic-shift.photon-reddit.com", fixture("reddit/arctic_ids.json"));
+  TestEnv t(f);
+  auto q = make_query("rust 1.92", "2026-11-01", "2026-11-29");
+  q.sub_queries.push_back({"async trait", 0.5});
+  q.sub_queries.push_back({"rust tip", 0.5});
   auto r = reddit().search(q, t.env);
   ASSERT_EQ(r.state, SourceState::ok) << r.reason;
   const auto urls = f.urls();
   ASSERT_EQ(urls.size(), 3u);
-  EXPECT_EQ(urls[0], "https://www.reddit.com/search.rss?q=rust%201.92&sort=relevance&t=month&limit=100");
-  EXPECT_EQ(urls[1], "https://www.reddit.com/search.rss?q=rust%20release&sort=relevance&t=month&limit=100");
-  EXPECT_EQ(urls[2].rfind(kArcticPrefix, 0), 0u);
-  ASSERT_EQ(r.items.size(), 4u);  // the same posts from both sub-queries are folded
-  ASSERT_EQ(r.items[0].hits.size(), 2u);
-  EXPECT_EQ(r.items[0].hits[1].subquery, 1);
+  EXPECT_EQ(urls[1], "https://www.reddit.com/search.rss?q=async%20trait&sort=relevance&t=month&limit=25")
+      << "only the sub-query with no post on the full page is searched alone";
+  EXPECT_EQ(r.requests, 3);
+  const auto* alone = find_item(r, "reddit:1p6ab3c");
+  ASSERT_NE(alone, nullptr);
+  ASSERT_EQ(alone->hits.size(), 1u);
+  EXPECT_EQ(alone->hits[0].subquery, 1);
+  // The packed page still counts: 25 ranks (the page each sub-query asked for) for each of
+  // the two sub-queries it answered.
+  const auto* tip = find_item(r, "reddit:zz0");
+  ASSERT_NE(tip, nullptr);
+  ASSERT_EQ(tip->hits.size(), 2u);
+  EXPECT_EQ(find_item(r, "reddit:zz25"), nullptr);
+}
+
+TEST(Reddit, SubQueriesTooLongForOneSearchGoOneEach) {
+  FixtureFetcher f;
+  keyless_routes(f);
+  TestEnv t(f);
+  auto q = make_query(std::string(300, 'a'), "2026-11-01", "2026-11-29");
+  q.sub_queries.push_back({std::string(300, 'b'), 0.5});
+  q.limit = 500;  // reddit caps listings at 100
+  auto r = reddit().search(q, t.env);
+  const auto urls = f.urls();
+  ASSERT_EQ(urls.size(), 3u);
+  EXPECT_EQ(urls[0], fmt::format("https://www.reddit.com/search.rss?q={}&sort=relevance&t=month&limit=100", std::string(300, 'a')));
+  EXPECT_EQ(urls[1], fmt::format("https://www.reddit.com/search.rss?q={}&sort=relevance&t=month&limit=100", std::string(300, 'b')));
   EXPECT_EQ(r.requests, 3);
 }
 
