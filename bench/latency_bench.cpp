@@ -9,8 +9,9 @@
 // The critical path is computed from the requests the run made (the fake's log) and what
 // must be sequential among them:
 //   search stage, per source: one round trip for its independent searches (at most 6 at
-//   once, all of GitHub's), Reddit's searches one second apart (the client's pacing) then
-//   the score lookup, arXiv three seconds apart, Lobsters' newest pages one after another
+//   once, all of GitHub's), Reddit's searches one second apart (the client's pacing: one
+//   search carries every sub-query, more only for a crowded-out sub-query) then the score
+//   lookup, arXiv three seconds apart, Lobsters' newest pages one after another
 //   (each decides whether to read the next), Wikipedia's summary then its daily views,
 //   YouTube's search then its video details, Brave one second apart;
 //   then the comment stage (it needs the ranked stories), per source: its threads 4 at once.
@@ -143,13 +144,14 @@ int main(int argc, char** argv) {
   const char* binary = std::getenv("L30_BINARY_UNDER_TEST");
   fmt::print("binary: {}\nlatency: {} ms per request (fake upstream, 127.0.0.1); wall = median of {}\n\n",
              binary ? binary : L30_BINARY, latency, repeat);
-  fmt::print("| sources | depth | requests | wall ms | critical path ms | wall - critical ms | slowest chain |\n");
-  fmt::print("|---|---|---|---|---|---|---|\n");
+  fmt::print("| sources | depth | requests | wall ms | critical path ms | wall - critical ms | slowest chain | requests by kind |\n");
+  fmt::print("|---|---|---|---|---|---|---|---|\n");
   for (const auto& cfg : configs) {
     for (const auto& d : depths) {
       std::vector<long> walls;
       Path path;
       std::size_t requests = 0;
+      std::string by_kind;
       for (int r = 0; r < repeat; ++r) {
         Scenario s;
         s.set_shaper([latency](const FakeRequest&, FakeReply& reply) { reply.delay = milliseconds(latency); });
@@ -166,11 +168,14 @@ int main(int argc, char** argv) {
         for (const auto& e : log) ++c.n[kind_of(e.request.path)];
         path = critical_path(c, latency);
         requests = log.size();
+        by_kind.clear();
+        for (const auto& [kind, n] : c.n) by_kind += fmt::format("{}{} {}", by_kind.empty() ? "" : " · ", kind, n);
         walls.push_back(static_cast<long>(res.elapsed.count()));
       }
       std::sort(walls.begin(), walls.end());
       const long wall = walls[walls.size() / 2];
-      fmt::print("| {} | {} | {} | {} | {} | {} | {} |\n", cfg.name, d.name, requests, wall, path.ms, wall - path.ms, path.why);
+      fmt::print("| {} | {} | {} | {} | {} | {} | {} | {} |\n", cfg.name, d.name, requests, wall, path.ms, wall - path.ms, path.why,
+                 by_kind);
     }
   }
   return 0;
