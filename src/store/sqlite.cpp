@@ -16,6 +16,7 @@ namespace store {
 namespace {
 
 constexpr int kApplicationId = 0x4C333044;  // "L30D": marks a last30days store
+constexpr std::int64_t kRankedCandidates = 1000;  // library search: matches ranked at most (the newest)
 
 class SqliteBackend final : public Backend {
  public:
@@ -138,12 +139,20 @@ class SqliteBackend final : public Backend {
     }
     std::vector<std::pair<std::int64_t, model::LibraryHit>> out;
     if (match.empty()) return out;
+    // FTS5 scores every match before it can return the best, so a word in most findings
+    // costs a scan of most of the store. The candidates are bounded: when more than
+    // kRankedCandidates findings match, only the kRankedCandidates most recently stored
+    // (highest ids) are ranked, by the same BM25 (whose word weights still count the whole
+    // store). Finding them walks the index newest first and stops there.
+    const auto floor = query("SELECT rowid FROM findings_fts WHERE findings_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+                             {match, std::int64_t{kRankedCandidates - 1}});
+    const std::int64_t lowest = floor.empty() ? 0 : std::stoll(floor[0][0].value_or("0"));
     const auto findings = query(
         "SELECT f.id, f.title, f.url, f.source, f.first_seen, f.last_seen, f.sightings, -m.rank, m.snip "
         "FROM (SELECT rowid, rank, snippet(findings_fts, 1, '', '', '…', 24) AS snip FROM findings_fts "
-        "      WHERE findings_fts MATCH ? ORDER BY rank LIMIT ?) m "
+        "      WHERE findings_fts MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?) m "
         "JOIN findings f ON f.id = m.rowid ORDER BY m.rank",
-        {match, std::int64_t{limit}});
+        {match, lowest, std::int64_t{limit}});
     for (const auto& r : findings) out.push_back(finding_hit(r));
     if (has_table("briefs")) {
       const auto briefs = query(

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <random>
 #include <thread>
+#include <unordered_map>
 
 #include "core/redact.hpp"
 #include "core/text.hpp"
@@ -31,6 +32,10 @@ std::optional<core::UnixSeconds> as_time(const std::optional<std::string>& v) {
   return std::stoll(*v);
 }
 Param opt_param(const std::optional<core::UnixSeconds>& t) { return t ? Param(std::int64_t{*t}) : Param(nullptr); }
+
+// Findings per INSERT statement: 9 parameters each stays far under SQLite's 32766 and
+// PostgreSQL's 65535 parameters per statement.
+constexpr std::size_t kRowsPerStatement = 250;
 
 // Nothing upstream-supplied or configured that is a secret may reach the store.
 std::string clean(std::string_view s) { return core::redact::scrub(core::sanitize_utf8(s)); }
@@ -331,21 +336,42 @@ std::vector<std::int64_t> Store::record(const std::vector<RunInput>& runs, const
           {tid, run.kind, std::int64_t{run.window.from}, std::int64_t{run.window.to}, std::int64_t{run.window.days},
            std::string(model::to_string(run.depth)), std::int64_t{run.started_at}, std::int64_t{run.finished_at},
            status_json(run.source_status), static_cast<std::int64_t>(findings.size())}).at(0).at(0));
-      for (const auto& [key, finding] : findings) {
-        const FindingInput* f = &finding;
-        const auto fid = as_int(backend_->query(
+      // Many rows per statement: a server round trip per finding was the insert rate's
+      // limit. Rows stay in key order within and across statements (the lock order above).
+      for (auto next = findings.begin(); next != findings.end();) {
+        std::string upsert =
             "INSERT INTO findings(url_key, url, title, source, snippet, published_at, first_seen, last_seen, sightings, max_engagement) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?) ON CONFLICT(url_key) DO UPDATE SET "
+            "VALUES ";
+        std::string sight = "INSERT INTO sightings(finding_id, run_id, engagement) VALUES ";
+        std::vector<Param> params;
+        std::vector<const std::pair<const std::string, FindingInput>*> chunk;
+        for (; next != findings.end() && chunk.size() < kRowsPerStatement; ++next) {
+          const auto& [key, f] = *next;
+          upsert += chunk.empty() ? "(?, ?, ?, ?, ?, ?, ?, ?, 1, ?)" : ", (?, ?, ?, ?, ?, ?, ?, ?, 1, ?)";
+          sight += chunk.empty() ? "(?, ?, ?)" : ", (?, ?, ?)";
+          params.insert(params.end(), {key, clean(f.url), clean(f.title), clean(f.source), clean(f.snippet), opt_param(f.published_at),
+                                       std::int64_t{run.finished_at}, std::int64_t{run.finished_at}, f.engagement});
+          chunk.push_back(&*next);
+        }
+        upsert +=
+            " ON CONFLICT(url_key) DO UPDATE SET "
             "url = excluded.url, title = excluded.title, source = excluded.source, "
             "snippet = CASE WHEN excluded.snippet = '' THEN findings.snippet ELSE excluded.snippet END, "
             "published_at = COALESCE(findings.published_at, excluded.published_at), "
             "last_seen = CASE WHEN excluded.last_seen > findings.last_seen THEN excluded.last_seen ELSE findings.last_seen END, "
             "sightings = findings.sightings + 1, "
             "max_engagement = CASE WHEN excluded.max_engagement > findings.max_engagement THEN excluded.max_engagement "
-            "ELSE findings.max_engagement END RETURNING id",
-            {key, clean(f->url), clean(f->title), clean(f->source), clean(f->snippet), opt_param(f->published_at),
-             std::int64_t{run.finished_at}, std::int64_t{run.finished_at}, f->engagement}).at(0).at(0));
-        backend_->query("INSERT INTO sightings(finding_id, run_id, engagement) VALUES (?, ?, ?)", {fid, run_id, f->engagement});
+            "ELSE findings.max_engagement END RETURNING url_key, id";
+        // RETURNING's order is not promised: match the ids back by key.
+        std::unordered_map<std::string, std::int64_t> id_of;
+        for (const auto& row : backend_->query(upsert, params)) id_of[row.at(0).value_or("")] = as_int(row.at(1));
+        std::vector<Param> sightings;
+        for (const auto* entry : chunk) {
+          const auto id = id_of.find(entry->first);
+          if (id == id_of.end()) throw Error("research store: a finding was written but its id did not come back");
+          sightings.insert(sightings.end(), {id->second, run_id, entry->second.engagement});
+        }
+        backend_->query(sight, sightings);
       }
       // A stored run of a watched topic counts as a run of it.
       if (watch && runs.size() == 1) {

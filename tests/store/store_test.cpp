@@ -169,6 +169,27 @@ TEST_P(StoreTest, OneRunWithinARunCountsAFindingOnce) {
   EXPECT_EQ(raw("SELECT count(*) FROM sightings")[0][0], "1");
 }
 
+TEST_P(StoreTest, ARunOfManyFindingsIsWrittenWholeInBatches) {
+  // More findings than one statement carries, with a duplicate: every finding, its own
+  // sighting and engagement, whatever order the database returns the ids in.
+  auto s = open();
+  std::vector<store::FindingInput> many;
+  for (int i = 0; i < 601; ++i) many.push_back(finding("https://e.com/many/" + std::to_string(i), "Story " + std::to_string(i), i));
+  many.push_back(finding("https://e.com/many/7", "Story 7 again", 1000));
+  s->record({run("t", 1000, many)});
+  s->record({run("t", 2000, {finding("https://e.com/many/600", "Story 600", 3), finding("https://e.com/new", "New", 4)})});
+  EXPECT_EQ(raw("SELECT count(*) FROM findings")[0][0], "602");
+  EXPECT_EQ(raw("SELECT count(*) FROM sightings")[0][0], "603");
+  EXPECT_EQ(raw("SELECT count(*) FROM sightings s JOIN findings f ON f.id = s.finding_id "
+                "WHERE f.url <> 'https://e.com/many/7' AND s.run_id = (SELECT min(id) FROM runs) AND "
+                "s.engagement <> CAST(substr(f.url, length('https://e.com/many/') + 1) AS INTEGER)")[0][0],
+            "0")
+      << "each sighting belongs to its own finding";
+  EXPECT_EQ(std::stod(raw("SELECT max_engagement FROM findings WHERE url = 'https://e.com/many/7'")[0][0]), 1000);
+  EXPECT_EQ(raw("SELECT sightings FROM findings WHERE url = 'https://e.com/many/600'")[0][0], "2");
+  EXPECT_EQ(s->search("story", 700).results.size(), 601u);
+}
+
 TEST_P(StoreTest, LibrarySearchQuotesTheUsersWords) {
   auto s = open();
   s->record({run("langs", 1000, {finding("https://e.com/1", "C++ coroutines in practice", 50),
@@ -399,6 +420,38 @@ TEST_P(StoreTest, ConcurrentWritersAllCommit) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values(Kind::sqlite, Kind::postgres),
                          [](const auto& p) { return p.param == Kind::sqlite ? "SQLite" : "PostgreSQL"; });
+
+TEST(StoreSqlite, AWordInMostFindingsRanksTheNewestThousand) {
+  // The documented bound: when more than 1000 findings match, the 1000 most recently
+  // stored are ranked (BM25 as ever); with fewer, every match is (the tests above).
+  TempDir tmp;
+  auto s = store::Store::open({store::Location::Kind::sqlite, tmp.path() + "/r.db", "test"}, persist::testing::writer(),
+                              core::Deadline::in(30s));
+  auto run_of = [](core::UnixSeconds at, std::vector<store::FindingInput> findings) {
+    store::RunInput in;
+    in.topic = "t";
+    in.window = model::Window::ending(at, 30);
+    in.started_at = at - 5;
+    in.finished_at = at;
+    in.findings = std::move(findings);
+    return in;
+  };
+  // Stored first, the best match of all: the word alone in a short title.
+  s->record({run_of(1000, {{"https://e.com/best", "Scheduler", "hackernews", "", 1, std::nullopt}})});
+  std::vector<store::FindingInput> later;
+  for (int i = 0; i < 1000; ++i)
+    later.push_back({"https://e.com/" + std::to_string(10000 + i), "Unrelated headline " + std::to_string(i), "hackernews",
+                     "a long snippet that mentions scheduler once among many other words", 1, std::nullopt});
+  later.push_back({"https://e.com/zzzz", "The scheduler rewrite", "hackernews", "", 1, std::nullopt});
+  s->record({run_of(2000, later)});
+  const auto hits = s->search("scheduler", 3).results;
+  ASSERT_EQ(hits.size(), 3u);
+  EXPECT_EQ(hits[0].url, "https://e.com/zzzz") << "the best of the newest 1000 matches";
+  for (const auto& h : hits) EXPECT_NE(h.url, "https://e.com/best") << "the oldest match is past the bound";
+  // A word with few matches is ranked over all of them, the oldest included.
+  const auto few = s->search("scheduler rewrite", 3).results;
+  ASSERT_EQ(few.size(), 1u);
+}
 
 TEST(StoreSqlite, RefusesAFileThatIsNotAStore) {
   TempDir tmp;
