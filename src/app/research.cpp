@@ -131,7 +131,7 @@ std::vector<model::Report*> ResearchRun::reports() {
   return out;
 }
 
-std::string render_research(Format f, const ResearchRun& run) {
+std::string render_research(Format f, const ResearchRun& run, std::size_t stories) {
   if (run.comparison) {
     switch (f) {
       case Format::compact: return render::comparison_compact(*run.comparison);
@@ -142,10 +142,10 @@ std::string render_research(Format f, const ResearchRun& run) {
   }
   if (!run.report) return {};
   switch (f) {
-    case Format::compact: return render::research_compact(*run.report);
-    case Format::md: return render::research_markdown(*run.report);
+    case Format::compact: return render::research_compact(*run.report, stories);
+    case Format::md: return render::research_markdown(*run.report, stories);
     case Format::json: return render::research_json(*run.report);
-    case Format::html: return render::research_html(*run.report);
+    case Format::html: return render::research_html(*run.report, stories);
   }
   return {};
 }

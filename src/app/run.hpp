@@ -85,7 +85,9 @@ struct ResearchRun {
   std::vector<model::Report*> reports();  // the report, or each entity's
 };
 ResearchRun run_research(const ResearchRequest& r, const RunContext& ctx, const RunHooks& hooks);
-std::string render_research(Format f, const ResearchRun& run);
+// stories: how many stories a brief shows (the CLI's --limit); the rest are counted in an
+// "N more" line. JSON holds every story the report has.
+std::string render_research(Format f, const ResearchRun& run, std::size_t stories = 12);  // 12: render::kDefaultStories
 // The research of one topic (an entity of a comparison, or the whole topic) as asked.
 pipeline::ResearchSpec research_spec(const ResearchRequest& r, const RunContext& ctx, const std::string& topic);
 // The whole run's wall-clock cap: the request's timeout, or the depth's default.

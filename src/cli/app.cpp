@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "cli/commands.hpp"
+#include "cli/config_check.hpp"
 #include "cli/options.hpp"
 #include "core/exit.hpp"
 #include "core/file.hpp"
@@ -81,6 +82,7 @@ int run(int argc, const char* const* argv, const TestSeams& seams) {
   }
   Options& o = *parsed.options;
   core::log::set_quiet(o.quiet);
+  if (!parsed.note.empty()) std::fprintf(stderr, "last30days: %s\n", parsed.note.c_str());
   // Where the output goes is settled before any work: an impossible --output fails now,
   // not after a 30 s run, and a FIFO gets its writer now.
   std::string output_error;
@@ -96,6 +98,7 @@ int run(int argc, const char* const* argv, const TestSeams& seams) {
   if (seams.subrun != nullptr) ctx.subrun = seams.subrun;
   for (const auto& secret : ctx.config.secret_values()) core::redact::add_secret(secret);
   if (!ctx.config.file_error().empty()) return usage(ctx.config.file_error());
+  for (const auto& w : config_warnings(ctx.config)) std::fprintf(stderr, "last30days: warning: %s\n", w.c_str());
   if (auto key = ctx.config.malformed_credential())
     return usage(fmt::format("{} contains a control character (a line break?): fix it in the environment or the config file", *key));
   if (o.save && !app::memory_dir(o.save_dir, ctx.config))

@@ -13,7 +13,7 @@ struct TestSeams {
 };
 
 // Exit codes (spec §2): 0 ok (also nothing-solid and degraded sources), 2 usage or
-// contract error, 3 --strict with a degraded source, 1 internal error.
+// contract error, 3 --strict with a degraded source, 4 no source answered, 1 internal error.
 int run(int argc, const char* const* argv, const TestSeams& seams = {});
 
 // The whole process around run(): standard descriptors, SIGPIPE, errors, the exit path.

@@ -35,7 +35,9 @@ int fail(const app::Problem& p);
 // Writes the rendered output to --output or stdout: 0, or 1 with a message when it could
 // not be written (a full disk, a closed stdout). A reader that went away (`| head`) is 0.
 int emit(persist::Output& output, const std::string& text);
-// Exit code for a finished run: 3 under --strict when a source is degraded.
+// Exit code for a finished run: 4 when no source answered at all, 3 under --strict when a
+// source is degraded.
+constexpr int kNoSourceAnswered = 4;
 int exit_code_for(const Options& o, const std::map<std::string, model::SourceStatus>& status);
 
 }  // namespace cli

@@ -12,9 +12,8 @@ class App;
 
 namespace cli {
 
-// shell: "bash" or "zsh"; nullopt for another. commands: the command words
-// (doctor, mcp, ...) accepted where a topic may stand.
-std::optional<std::string> completion_script(const CLI::App& app, std::string_view shell,
-                                             const std::vector<std::string_view>& commands);
+// shell: "bash", "zsh" or "fish"; nullopt for another. The command words and their
+// verbs come from the help table (cli/help.hpp).
+std::optional<std::string> completion_script(const CLI::App& app, std::string_view shell);
 
 }  // namespace cli

@@ -17,10 +17,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Protocol files live in --save-dir when given, else in the config dir (checked by
+// $XDG_STATE_HOME/last30days, else ~/.local/state/last30days: pending nominations are
+// state between runs, not configuration. Only absolute paths count, as for the config dir.
+std::optional<std::string> state_dir(const core::Config& cfg) {
+  if (auto x = cfg.get("XDG_STATE_HOME"); x && x->front() == '/') return *x + "/last30days";
+  if (auto h = cfg.home()) return *h + "/.local/state/last30days";
+  return std::nullopt;
+}
+
+// Protocol files live in --save-dir when given, else in the state dir (checked by
 // discover_command before any work starts).
 fs::path protocol_dir(const Options& o, const core::Config& cfg) {
-  return o.save_dir.empty() ? fs::path(cfg.config_dir().value_or("")) : fs::path(o.save_dir);
+  return o.save_dir.empty() ? fs::path(state_dir(cfg).value_or("")) : fs::path(o.save_dir);
 }
 
 constexpr auto kDiscoveryStoreBudget = core::Millis(15000);
@@ -156,8 +164,8 @@ app::DiscoveryRequest discovery_request(const Options& o) {
 
 int discover_command(const Options& o, const Frame& f) {
   const bool protocol = o.nominate_only || !o.judgments_file.empty() || o.finalize;
-  if (protocol && o.save_dir.empty() && !f.ctx.config.config_dir())
-    return fail(2, "the host-judged protocol keeps its files in the config dir, and neither XDG_CONFIG_HOME nor HOME "
+  if (protocol && o.save_dir.empty() && !state_dir(f.ctx.config))
+    return fail(2, "the host-judged protocol keeps its files in the state dir, and neither XDG_STATE_HOME nor HOME "
                    "is an absolute path: give --save-dir DIR");
   if (o.store && (o.nominate_only || o.finalize))
     return fail(2, "--store records a finished discovery: use it with one-shot --discover or the --judgments leg");

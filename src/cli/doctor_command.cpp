@@ -115,7 +115,9 @@ int doctor_command(const Options& o, const Frame& f) {
     default: text = render_text(d.rows, d.credentials, d.ytdlp, d.env_file, d.env_exists); break;
   }
   if (const int failed = emit(f.output, text)) return failed;
-  return exit_code_for(o, d.status);
+  // doctor is the report on what does not answer: it is not "no source answered" (4).
+  const int code = exit_code_for(o, d.status);
+  return code == kNoSourceAnswered ? (o.strict ? 3 : 0) : code;
 }
 
 }  // namespace cli

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "cli/help.hpp"
 #include "cli/options.hpp"
 #include "core/text.hpp"
 
@@ -19,7 +20,8 @@ std::string joined(const std::vector<std::string>& words, std::size_t from) {
 std::optional<std::string> check_memory_options(Options& o) {
   const bool library = o.command == Command::library, watch = o.command == Command::watch;
   if (!library && !watch) {
-    if (o.limit) return "--limit requires library search";
+    if (o.limit && o.command != Command::research) return "--limit applies to research and library search";
+    if (o.limit && (*o.limit < 1 || *o.limit > kMaxStories)) return fmt::format("--limit must be between 1 and {}", kMaxStories);
     if (o.every_hours) return "--every requires watch add";
     if (o.all) return "--all requires watch run";
     return std::nullopt;
@@ -30,7 +32,10 @@ std::optional<std::string> check_memory_options(Options& o) {
   if ((library || o.verb != "add") && (o.days_set || !o.sources.empty()))
     return fmt::format("--days and --search apply to research and watch add, not {} {}", library ? "library" : "watch", o.verb);
   if (library) {
-    if (o.verb != "search") return "usage: last30days library search QUERY [--limit N] [--emit compact|json]";
+    if (o.verb != "search")
+      return o.verb.empty() ? "library needs a command: last30days library search QUERY (see last30days help library)"
+                            : fmt::format("library has no command '{}'{} (see last30days help library)", o.verb,
+                                          did_you_mean(o.verb, verbs_of("library")));
     if (o.topic.empty()) return "library search needs a QUERY";
     if (o.limit && (*o.limit < 1 || *o.limit > 200)) return "--limit must be between 1 and 200";
     if (o.emit != Emit::compact && o.emit != Emit::json) return "library search prints compact or json";
@@ -38,7 +43,7 @@ std::optional<std::string> check_memory_options(Options& o) {
     if (o.all) return "--all requires watch run";
     return std::nullopt;
   }
-  if (o.limit) return "--limit requires library search";
+  if (o.limit) return "--limit applies to research and library search";
   if (o.verb == "add") {
     if (o.topic.empty()) return "watch add needs a TOPIC";
     if (o.topic.size() > 300) return "the topic is longer than 300 characters";
@@ -60,7 +65,9 @@ std::optional<std::string> check_memory_options(Options& o) {
     if (o.verb == "run" && o.emit == Emit::html) return "watch run prints compact, md or json";
     return std::nullopt;
   }
-  return "usage: last30days watch add TOPIC [--days N] [--search ...] [--every HOURS] | list | remove TOPIC | run [--all]";
+  return o.verb.empty() ? "watch needs a command: add, list, remove or run (see last30days help watch)"
+                        : fmt::format("watch has no command '{}'{} (see last30days help watch)", o.verb,
+                                      did_you_mean(o.verb, verbs_of("watch")));
 }
 
 }  // namespace cli

@@ -8,6 +8,7 @@
 
 #include "app/run.hpp"
 #include "cli/completions.hpp"
+#include "cli/help.hpp"
 #include "core/file.hpp"
 #include "core/text.hpp"
 #include "discover/enrich.hpp"
@@ -16,6 +17,17 @@
 #include "sources/source.hpp"
 
 namespace cli {
+
+std::optional<Emit> emit_for_file(std::string_view path) {
+  const auto dot = path.rfind('.');
+  if (dot == std::string_view::npos || path.find('/', dot) != std::string_view::npos) return std::nullopt;
+  const std::string ext = core::lower_ascii(path.substr(dot + 1));
+  if (ext == "md" || ext == "markdown") return Emit::md;
+  if (ext == "json") return Emit::json;
+  if (ext == "html" || ext == "htm") return Emit::html;
+  if (ext == "txt") return Emit::compact;
+  return std::nullopt;
+}
 
 std::string_view to_string(Emit e) {
   switch (e) {
@@ -66,57 +78,205 @@ constexpr std::string_view kDoctorRejects[] = {"--discover", "--discover-shallow
 
 }  // namespace
 
+namespace {
+
+ParseOutcome to_stdout(std::string text) {
+  ParseOutcome out;
+  out.text = std::move(text);
+  out.to_stdout = true;
+  return out;
+}
+
+// Every --long name of the app, for did-you-mean.
+std::vector<std::string> long_names(const CLI::App& app) {
+  std::vector<std::string> out;
+  for (const CLI::Option* o : app.get_options())
+    for (const auto& l : o->get_lnames()) out.push_back("--" + l);
+  return out;
+}
+
+const CLI::Option* option_of(const CLI::App& app, std::string_view arg) {
+  const std::string name(arg.substr(0, arg.find('=')));
+  for (const CLI::Option* o : app.get_options()) {
+    for (const auto& l : o->get_lnames())
+      if ("--" + l == name) return o;
+    for (const auto& sn : o->get_snames())
+      if ("-" + sn == name) return o;
+  }
+  return nullptr;
+}
+
+// The positional words of the command line as CLI11 will see them, and whether --help
+// is among the flags: enough to route help before parsing (which could fail on the rest).
+struct Scan {
+  std::vector<std::string> words;
+  bool help = false;
+  bool discover = false;
+};
+Scan scan(const CLI::App& app, const std::vector<std::string>& args) {
+  Scan s;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      s.words.insert(s.words.end(), args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+      break;
+    }
+    if (a.size() > 1 && a.front() == '-') {
+      if (a == "--help" || a == "-h") s.help = true;
+      if (a == "--discover") s.discover = true;
+      const CLI::Option* o = option_of(app, a);
+      if (o != nullptr && a.find('=') == std::string::npos && o->get_type_size_max() > 0 && o->get_expected_min() > 0) ++i;
+      continue;
+    }
+    s.words.push_back(a);
+  }
+  return s;
+}
+
+// The help row for `help WORDS` / `WORDS --help`: the longest command named by the words.
+const CommandHelp* command_of(const std::vector<std::string>& words, std::size_t from) {
+  if (words.size() <= from) return nullptr;
+  if (words.size() > from + 1)
+    if (const auto* verb = find_command(words[from] + " " + words[from + 1])) return verb;
+  return find_command(words[from]);
+}
+
+// CLI11's own messages in the product's words, naming the flag.
+std::string parse_error_message(const CLI::App& app, const CLI::ParseError& e) {
+  const std::string what = e.what();
+  std::string flag;
+  if (const auto at = what.find("--"); at != std::string::npos) {
+    const auto stop = what.find_first_of(" :=,", at);
+    flag = what.substr(at, stop == std::string::npos ? std::string::npos : stop - at);
+  }
+  const CLI::Option* o = flag.empty() ? nullptr : option_of(app, flag);
+  if (o != nullptr) {
+    if (o->get_type_size_max() == 0) return fmt::format("{} takes no value", flag);
+    return fmt::format("{} needs a value", flag);
+  }
+  return "cannot read the command line: " + what;
+}
+
+// A numeric flag's value, decimal only; or the message saying why it is not one.
+template <typename T>
+std::optional<std::string> number(const CLI::App& app, std::string_view flag, const std::string& raw, std::optional<T>* out) {
+  if (app.get_option(std::string(flag))->count() == 0) return std::nullopt;
+  constexpr bool integer = std::is_integral_v<T>;
+  if (!decimal(raw, integer))
+    return fmt::format("{} '{}' is not a {}", flag, raw, integer ? "whole number (digits only, no leading zero)" : "decimal number");
+  try {
+    if constexpr (integer) {
+      const long long v = std::stoll(raw);
+      if (v > 1000000) return fmt::format("{} '{}' is far too large", flag, raw);
+      *out = static_cast<T>(v);
+    } else {
+      *out = std::stod(raw);
+    }
+  } catch (const std::exception&) {
+    return fmt::format("{} '{}' is out of range", flag, raw);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds today) {
-  CLI::App app{"last30days: what people actually said and did about a topic in the last N days.\n"
-               "Commands: last30days TOPIC | --discover[=DOMAIN] | doctor | library search QUERY | watch add|list|remove|run\n"
-               "          | mcp (serve agent hosts on stdio) | completions bash|zsh",
-               "last30days"};
-  app.set_version_flag("--version", std::string("last30days ") + L30_VERSION);
-  app.allow_extras(false);
+  CLI::App app{"last30days: what people actually said and did about a topic in the last N days.", "last30days"};
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.set_help_flag("-h,--help", "this help; COMMAND --help for one command")->group("General");
+  app.set_version_flag("--version", std::string("last30days ") + L30_VERSION)->group("General");
+  app.allow_extras(true);  // unknown flags are answered below, with the nearest known one
   app.positionals_at_end(false);
 
   std::vector<std::string> words;
-  app.add_option("topic", words, "the topic to research (several words are joined)");
+  app.add_option("topic", words, "the topic to research (several words are joined)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 
   Options o;
-  std::optional<int> days;
+  std::string days_s, timeout_s, budget_s, workers_s, limit_s, every_s;
   std::string as_of, emit, search, plan;
   bool quick = false, deep = false;
-  app.add_option("--days", days, "window length in days (as-of minus N days to as-of, inclusive)");
-  app.add_option("--as-of", as_of, "end of the window, YYYY-MM-DD (UTC); default today");
-  app.add_flag("--quick", quick, "fewer items and sub-queries");
-  app.add_flag("--deep", deep, "more items and sub-queries");
-  app.add_option("--search", search, "only these sources, comma-separated (aliases hn, so)");
-  app.add_option("--emit", emit, "output format: compact, md, json or html");
-  app.add_option("--output", o.output_file, "write the output to FILE instead of stdout");
-  app.add_flag("--save", o.save, "also save the brief to the memory dir");
-  app.add_option("--save-dir", o.save_dir, "save there (implies --save)");
-  app.add_flag("--store", o.store, "record the run in the research store");
-  app.add_option("--plan", plan, "a query plan from an agent host: JSON or a file holding it");
-  app.add_flag("--no-compare", o.no_compare, "research 'A vs B' as one phrase, not a comparison");
-  app.add_flag("--strict", o.strict, "exit 3 if any source is degraded");
-  app.add_option("--timeout", o.timeout_seconds, "whole-run wall-clock cap in seconds");
-  app.add_flag("--quiet", o.quiet, "no progress on stderr");
-  app.add_option("--record", o.record_dir, "record every upstream exchange into DIR");
-  app.add_option("--replay", o.replay_dir, "answer every request from DIR, never the network");
+  const auto group = [](CLI::Option* opt, const char* g, const char* value = "") {
+    opt->group(g);
+    if (*value != '\0') opt->type_name(value);
+  };
+  group(app.add_option("--days", days_s, "window length: the N days up to --as-of, inclusive (default 30)"), "Research", "N");
+  group(app.add_option("--as-of", as_of, "end of the window, UTC (default today)"), "Research", "YYYY-MM-DD");
+  group(app.add_flag("--quick", quick, "fewer items and sub-queries, faster"), "Research");
+  group(app.add_flag("--deep", deep, "more items and sub-queries, slower"), "Research");
+  group(app.add_option("--search", search, "only these sources, comma-separated (ids below)"), "Research", "IDS");
+  group(app.add_option("--plan", plan, "a query plan from an agent host: JSON, or a file holding it"), "Research", "JSON|FILE");
+  group(app.add_flag("--no-compare", o.no_compare, "research 'A vs B' as one phrase, not a comparison"), "Research");
+  group(app.add_option("--timeout", timeout_s, "whole-run wall-clock cap (default by depth)"), "Research", "SECONDS");
+  group(app.add_flag("--strict", o.strict, "exit 3 if any source did not answer fully"), "Research");
+  group(app.add_option("--emit", emit, "compact, md, json or html (default: from --output's extension, else compact)"), "Output", "FORMAT");
+  group(app.add_option("--output", o.output_file, "write the output to FILE instead of stdout"), "Output", "FILE");
+  group(app.add_option("--limit", limit_s, "stories in the brief (default 12); library search: results (default 10)"), "Output", "N");
+  group(app.add_flag("--save", o.save, "also save the brief (.md and .json) to the memory dir"), "Output");
+  group(app.add_option("--save-dir", o.save_dir, "save there (implies --save)"), "Output", "DIR");
+  group(app.add_flag("--store", o.store, "record the run in the research store (library, watch)"), "Output");
+  group(app.add_flag("--quiet", o.quiet, "no progress or notes on stderr"), "Output");
   bool discover_flag = false;
-  auto* discover = app.add_flag("--discover", discover_flag, "discovery: what is spiking now; --discover=DOMAIN for one domain");
-  app.add_flag("--discover-shallow", o.discover_shallow, "discovery: shallow tier");
-  app.add_flag("--nominate-only", o.nominate_only, "discovery: write nominations for a host to judge");
-  app.add_option("--judgments", o.judgments_file, "discovery: the host's judgments FILE");
-  app.add_flag("--finalize", o.finalize, "discovery: apply angles and render the pending result");
-  app.add_option("--angles", o.angles_file, "discovery: angles FILE for --finalize");
-  app.add_option("--enrich-budget", o.enrich_budget, "discovery: enrichment wall-clock budget in seconds");
-  app.add_option("--enrich-workers", o.enrich_workers, "discovery: concurrent enrichment sub-runs");
-  app.add_option("--limit", o.limit, "library search: at most N results (default 10)");
-  app.add_option("--every", o.every_hours, "watch add: run the topic every HOURS (default 24)");
-  app.add_flag("--all", o.all, "watch run: run every watched topic, not only the due ones");
+  auto* discover = app.add_flag("--discover", discover_flag, "what is spiking now; --discover=DOMAIN for one domain");
+  group(discover, "Discovery", "[=DOMAIN]");
+  group(app.add_flag("--discover-shallow", o.discover_shallow, "shallow tier: fewer, quicker sub-runs"), "Discovery");
+  group(app.add_flag("--nominate-only", o.nominate_only, "write nominations for an agent host to judge"), "Discovery");
+  group(app.add_option("--judgments", o.judgments_file, "the host's judgments of the nominations"), "Discovery", "FILE");
+  group(app.add_flag("--finalize", o.finalize, "apply the host's angles and print the pending result"), "Discovery");
+  group(app.add_option("--angles", o.angles_file, "the host's angles, for --finalize"), "Discovery", "FILE");
+  group(app.add_option("--enrich-budget", budget_s, "enrichment wall-clock budget"), "Discovery", "SECONDS");
+  group(app.add_option("--enrich-workers", workers_s, "concurrent enrichment sub-runs (1-16)"), "Discovery", "N");
+  group(app.add_option("--every", every_s, "watch add: run the topic every HOURS (default 24)"), "Library and watch", "HOURS");
+  group(app.add_flag("--all", o.all, "watch run: every watched topic, not only the due ones"), "Library and watch");
+  group(app.add_option("--record", o.record_dir, "record every upstream exchange into DIR"), "Recording", "DIR");
+  group(app.add_option("--replay", o.replay_dir, "answer every request from DIR, never the network"), "Recording", "DIR");
+
+  std::string out_note;
+  std::vector<std::string> args(argv, argv + argc);
+  if (args.size() <= 1) {
+    ParseOutcome out;
+    out.exit_code = 2;
+    out.text = usage_text();
+    out.message = "a TOPIC or a COMMAND is required";
+    return out;
+  }
+  // Not a user's flag: the build writes the man page with it (share/man/man1/last30days.1).
+  if (args.size() == 2 && args[1] == "--man-page") return to_stdout(man_page(app));
+
+  // Help comes before parsing: `watch add --help` must not fail on a missing TOPIC.
+  const Scan sc = scan(app, args);
+  const bool help_word = !sc.words.empty() && sc.words[0] == "help";
+  if (sc.help || help_word) {
+    if (help_word && sc.words.size() > 1) {
+      const auto* c = command_of(sc.words, 1);
+      if (c == nullptr && (sc.words[1] == "research" || sc.words[1] == "TOPIC")) c = find_command("");
+      if (c == nullptr) {
+        auto known = command_words();
+        known.emplace_back("discover");
+        if (sc.words.size() > 2) {
+          auto verbs = verbs_of(sc.words[1]);
+          if (!verbs.empty())
+            return usage_error(fmt::format("{} has no command '{}'{}", sc.words[1], sc.words[2], did_you_mean(sc.words[2], verbs)));
+        }
+        return usage_error(fmt::format("no command '{}'{} (to research it, quote the whole topic: last30days \"help {}\")",
+                                       sc.words[1], did_you_mean(sc.words[1], known), sc.words[1]));
+      }
+      return to_stdout(command_help(*c, app));
+    }
+    if (const auto* c = command_of(sc.words, 0); c != nullptr && sc.help) return to_stdout(command_help(*c, app));
+    if (sc.discover && sc.help) return to_stdout(command_help(*find_command("discover"), app));
+    return to_stdout(global_help(app));
+  }
+  if (!sc.words.empty() && sc.words[0] == "version") {
+    if (sc.words.size() > 1)
+      return usage_error(fmt::format("version takes no arguments (to research a topic, quote it: last30days \"version {}\")", sc.words[1]));
+    return to_stdout(std::string("last30days ") + L30_VERSION + "\n");
+  }
 
   // --discover=DOMAIN is the only way to name a domain: a word after a bare --discover is
   // positional, so `--discover some topic` is a topic (which discovery rejects), never
   // the domain "some".
   std::optional<std::string> discover_domain;
-  std::vector<std::string> args(argv, argv + argc);
   for (std::size_t i = 1; i < args.size() && args[i] != "--"; ++i) {
     if (args[i].rfind("--discover=", 0) != 0) continue;
     discover_domain = args[i].substr(11);
@@ -128,33 +288,43 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   try {
     app.parse(static_cast<int>(arg_ptrs.size()), arg_ptrs.data());
   } catch (const CLI::CallForHelp&) {
-    ParseOutcome out;
-    out.text = app.help();
-    out.to_stdout = true;
-    return out;
+    return to_stdout(global_help(app));
   } catch (const CLI::CallForVersion&) {
-    ParseOutcome out;
-    out.text = std::string("last30days ") + L30_VERSION + "\n";
-    out.to_stdout = true;
-    return out;
+    return to_stdout(std::string("last30days ") + L30_VERSION + "\n");
   } catch (const CLI::ParseError& e) {
-    return usage_error(e.what());
+    return usage_error(parse_error_message(app, e));
+  }
+  for (const auto& extra : app.remaining()) {
+    if (extra.size() > 1 && extra.front() == '-') {
+      const std::string name = extra.substr(0, extra.find('='));
+      return usage_error(fmt::format("unknown flag {}{}", name, did_you_mean(name, long_names(app))));
+    }
+    words.push_back(extra);  // CLI11 leaves a word after an unknown flag here
+  }
+  // Once is enough: a second --days would silently win over the first. --search adds up.
+  for (const CLI::Option* opt : app.get_options())
+    if (opt->count() > 1 && opt->get_type_size_max() > 0 && opt->get_name() != "--search" && !opt->get_lnames().empty())
+      return usage_error(fmt::format("{} is given {} times: give it once", opt->get_name(), opt->count()));
+  if (app.get_option("--search")->count() > 1) {
+    search.clear();
+    for (const auto& v : app.get_option("--search")->results()) search += (search.empty() ? "" : ",") + v;
   }
 
   // Presence, never truthiness: a flag given with an empty value is a mistake, not a default.
   for (const CLI::Option* opt : app.get_options()) {
     if (opt->count() == 0 || opt->get_name().rfind("--", 0) != 0) continue;
-    const std::string type = opt->get_type_name();
-    for (const auto& value : opt->results()) {
+    for (const auto& value : opt->results())
       if (opt->get_expected_min() > 0 && core::trim(value).empty())
         return usage_error(fmt::format("{} needs a value", opt->get_name()));
-      if ((type == "INT" || type == "UINT" || type == "FLOAT") && !decimal(value, type != "FLOAT"))
-        return usage_error(fmt::format("{} '{}' is not a decimal number{}", opt->get_name(), value,
-                                       type == "FLOAT" ? "" : " (digits only, no leading zero)"));
-    }
   }
   if (discover_domain && core::trim(*discover_domain).empty())
     return usage_error("--discover= needs a DOMAIN (bare --discover is global discovery)");
+  std::optional<int> days;
+  for (auto bad : {number(app, "--days", days_s, &days), number(app, "--timeout", timeout_s, &o.timeout_seconds),
+                   number(app, "--enrich-budget", budget_s, &o.enrich_budget),
+                   number(app, "--enrich-workers", workers_s, &o.enrich_workers), number(app, "--limit", limit_s, &o.limit),
+                   number(app, "--every", every_s, &o.every_hours)})
+    if (bad) return usage_error(*bad);
 
   // Subcommands are positional words.
   static const std::map<std::string_view, Command> kCommands{{"doctor", Command::doctor}, {"library", Command::library},
@@ -166,15 +336,17 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
     words.clear();
   }
   if (o.command == Command::completions) {
-    std::vector<std::string_view> names;
-    for (const auto& [name, cmd] : kCommands) names.push_back(name);
-    auto script = o.command_args.size() == 1 ? completion_script(app, o.command_args[0], names) : std::nullopt;
-    if (!script) return usage_error("completions needs one shell: bash or zsh");
-    ParseOutcome out;
-    out.text = std::move(*script);
-    out.to_stdout = true;
-    return out;
+    if (o.command_args.size() != 1) return usage_error("completions needs one shell: bash, zsh or fish");
+    auto script = completion_script(app, core::lower_ascii(o.command_args[0]));
+    if (!script)
+      return usage_error(fmt::format("completions: no shell '{}'{}: bash, zsh or fish", o.command_args[0],
+                                     did_you_mean(o.command_args[0], {"bash", "zsh", "fish"})));
+    return to_stdout(std::move(*script));
   }
+  // A lone word one typo away from a command is researched, but the user hears of it.
+  if (words.size() == 1 && !discover->count() && core::utf8_length(words[0]) >= 4)
+    if (const auto cmd = nearest(words[0], command_words(), true); cmd && *cmd != words[0] && !o.quiet)
+      out_note = fmt::format("researching '{}' (for the command, type: last30days {})", core::printable_line(words[0]), *cmd);
   if (o.command == Command::mcp && !o.command_args.empty())
     return usage_error(fmt::format("mcp takes no arguments (to research a topic, quote it: last30days \"mcp {}\")",
                                    o.command_args.front()));
@@ -221,13 +393,21 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
     o.as_of = *d;
   }
   if (app.get_option("--emit")->count() > 0) {
-    if (emit == "compact") o.emit = Emit::compact;
-    else if (emit == "md" || emit == "markdown") o.emit = Emit::md;
-    else if (emit == "json") o.emit = Emit::json;
-    else if (emit == "html") o.emit = Emit::html;
-    else return usage_error(fmt::format("--emit '{}': expected compact, md, json or html", emit));
+    const std::string e = core::lower_ascii(core::trim(emit));
+    if (e == "compact") o.emit = Emit::compact;
+    else if (e == "md" || e == "markdown") o.emit = Emit::md;
+    else if (e == "json") o.emit = Emit::json;
+    else if (e == "html") o.emit = Emit::html;
+    else
+      return usage_error(fmt::format("--emit '{}': expected compact, md, json or html{}", emit,
+                                     did_you_mean(e, {"compact", "md", "markdown", "json", "html"})));
+    o.emit_set = true;
+  } else if (const auto inferred = emit_for_file(o.output_file)) {
+    o.emit = *inferred;  // --output brief.html writes HTML
   }
-  if (discovering && o.emit == Emit::html) return usage_error("--emit html is not supported with --discover");
+  if (discovering && o.emit == Emit::html)
+    return usage_error(o.emit_set ? "--emit html is not supported with --discover"
+                                  : "--discover does not write HTML: give --output another extension (.md, .json, .txt) or --emit");
   if (app.get_option("--search")->count() > 0) {
     std::string_view rest = search;
     while (!rest.empty()) {
@@ -238,8 +418,14 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
       const auto* src = sources::find(name);
       if (src == nullptr) {
         std::string known;
-        for (const auto* s : sources::all()) known += (known.empty() ? "" : ", ") + std::string(s->id());
-        return usage_error(fmt::format("--search: unknown source '{}' (known: {})", name, known));
+        std::vector<std::string> ids;
+        for (const auto* s : sources::all()) {
+          known += (known.empty() ? "" : ", ") + std::string(s->id());
+          ids.emplace_back(s->id());
+        }
+        const auto near = nearest(name, ids);
+        return usage_error(near ? fmt::format("--search: unknown source '{}' (did you mean {}?)", name, *near)
+                                : fmt::format("--search: unknown source '{}' (known: {})", name, known));
       }
       if (std::find(o.sources.begin(), o.sources.end(), src->id()) == o.sources.end()) o.sources.emplace_back(src->id());
     }
@@ -283,6 +469,7 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
       break;
   }
   ParseOutcome out;
+  out.note = std::move(out_note);
   out.options = std::move(o);
   return out;
 }

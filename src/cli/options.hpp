@@ -24,6 +24,7 @@ struct Options {
   model::Depth depth = model::Depth::standard;
   std::vector<std::string> sources;  // validated ids; empty = all
   Emit emit = Emit::compact;
+  bool emit_set = false;  // --emit given (else inferred from --output's extension)
   std::string output_file;
   bool save = false;
   std::string save_dir;
@@ -46,7 +47,8 @@ struct Options {
   std::vector<std::string> command_args;  // for doctor/library/watch
   // library / watch (spec §7), checked by check_memory_options.
   std::string verb;  // "search" | "add" | "list" | "remove" | "run"
-  std::optional<int> limit;           // library search --limit
+  // --limit: stories in a research brief (default kDefaultStories), results of library search.
+  std::optional<int> limit;
   std::optional<double> every_hours;  // watch add --every
   bool all = false;                   // watch run --all
 };
@@ -55,20 +57,25 @@ struct Options {
 // Fills verb and topic (the QUERY or TOPIC).
 std::optional<std::string> check_memory_options(Options& o);
 
+constexpr int kDefaultStories = 12;
+constexpr int kMaxStories = 100;
+// Stories a research brief shows: --limit, else the default.
+inline std::size_t story_limit(const Options& o) { return static_cast<std::size_t>(o.limit.value_or(kDefaultStories)); }
+
+// The format an --output file's extension asks for (.md, .json, .html, .txt), or nullopt.
+std::optional<Emit> emit_for_file(std::string_view path);
+
 struct ParseOutcome {
   std::optional<Options> options;  // set when the run should go on
   int exit_code = 0;
   std::string text;        // help/version (stdout) or the usage error (stderr)
   std::string message;     // the usage error alone, without the "last30days: " frame
+  std::string note;        // a remark for stderr before the run ("researching 'doctr' ...")
   bool to_stdout = false;
 };
 
 // today: the current UTC time, to reject an --as-of in the future.
 ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds today);
-
-// Shell completion script generated from the same CLI definition parse_args uses.
-// shell: "bash" or "zsh"; nullopt for another shell.
-std::optional<std::string> completion_script(std::string_view shell);
 
 std::string_view to_string(Emit e);
 

@@ -27,6 +27,8 @@ struct Row {
   std::string detail;  // "12 items"
   Clock::time_point started;
   long elapsed_ms = 0;
+  int items = 0;
+  bool unconfigured = false;  // shown on the one "not set up" line, not as a row
 };
 
 Tone tone_of(model::SourceState s) {
@@ -76,6 +78,8 @@ struct TerminalProgress::Impl {
   int drawn = 0;  // lines of the live block on screen
   unsigned frame = 0;
   bool finished = false;
+  bool final_frame = false;  // the last redraw, in finish()
+  Clock::time_point run_start = Clock::now();
   std::thread ticker;
 
   std::string paint(Tone t, const std::string& s) const {
@@ -108,7 +112,30 @@ struct TerminalProgress::Impl {
     const std::size_t w = width();
     out.push_back(paint(Tone::dim, fit(title, w)));
     if (!sources.empty() && enriching) out.push_back("listings");
-    for (const auto& r : sources) out.push_back(row_line(r, per_topic ? 30 : 14));
+    std::string not_set_up;
+    int answered = 0, asked = 0, found = 0;
+    for (const auto& r : sources) {
+      if (r.unconfigured) {
+        not_set_up += (not_set_up.empty() ? "" : ", ") + r.name;
+        continue;
+      }
+      ++asked;
+      answered += r.done ? 1 : 0;
+      found += r.items;
+      out.push_back(row_line(r, per_topic ? 30 : 14));
+    }
+    if (!not_set_up.empty()) out.push_back(paint(Tone::dim, "  - not set up: " + not_set_up));
+    // The whole run in one line; once every source is in, the run ranks and reads the
+    // best items' comment threads, which can take seconds: say so rather than freeze.
+    if (!enriching && asked > 0) {
+      const double secs = std::chrono::duration<double>(Clock::now() - run_start).count();
+      const std::string sources_done = fmt::format("{} of {} source{} done", answered, asked, asked == 1 ? "" : "s");
+      if (answered < asked) out.push_back(fmt::format("{} · {} · {:.1f} s", sources_done, items(found), secs));
+      else if (!final_frame)
+        out.push_back(fmt::format("{} {} · {} · ranking, reading comment threads · {:.1f} s", kSpinner[frame % 4], sources_done,
+                                  items(found), secs));
+      else out.push_back(fmt::format("{} · {} · {:.1f} s", sources_done, items(found), secs));
+    }
     if (enriching) {
       int done = 0, running = 0;
       for (const auto& t : topics) (t.done ? done : running) += 1;
@@ -166,6 +193,8 @@ struct TerminalProgress::Impl {
       it->state = std::string(model::to_string(e.state));
       it->detail = items(e.items);
       it->elapsed_ms = e.elapsed_ms;
+      it->items = e.items;
+      it->unconfigured = e.state == model::SourceState::skipped_unconfigured;
     }
     redraw_locked();
   }
@@ -256,6 +285,7 @@ void TerminalProgress::finish() {
   {
     std::lock_guard lock(impl_->mu);
     if (impl_->finished) return;
+    impl_->final_frame = true;
     impl_->redraw_locked();
     impl_->finished = true;
   }

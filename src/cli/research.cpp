@@ -23,6 +23,7 @@ int emit(persist::Output& output, const std::string& text) {
 }
 
 int exit_code_for(const Options& o, const std::map<std::string, model::SourceStatus>& status) {
+  if (!status.empty() && !model::any_answered(status)) return kNoSourceAnswered;
   if (!o.strict) return 0;
   for (const auto& [id, st] : status)
     if (model::is_degraded(st.state)) return 3;
@@ -65,15 +66,21 @@ int research_command(const Options& o, const Frame& f) {
   // each entity as its own topic, in one transaction.
   std::optional<std::string> store_error;
   if (db) store_error = app::remember(*db, run.reports(), started, deadline);
-  if (int rc = emit(f.output, app::render_research(o.emit, run))) return rc;
-  if (o.save && !app::save_brief(o.save_dir, f.ctx.config, run.topic(), app::render_research(Emit::md, run),
+  if (int rc = emit(f.output, app::render_research(o.emit, run, story_limit(o)))) return rc;
+  if (o.save && !app::save_brief(o.save_dir, f.ctx.config, run.topic(), app::render_research(Emit::md, run, story_limit(o)),
                                  app::render_research(Emit::json, run), f.writer))
     return 1;
   if (o.save && db && !store_error) app::index_saved_briefs(*db, o.save_dir, f.ctx.config);
   if (store_error) return fail(1, app::not_recorded(*store_error));
+  // A comparison says "no source answered" only when that is true of every entity.
   int code = 0;
-  for (const auto* r : run.reports()) code = std::max(code, exit_code_for(o, r->source_status));
-  return code;
+  bool none_answered = !run.reports().empty();
+  for (const auto* r : run.reports()) {
+    const int c = exit_code_for(o, r->source_status);
+    if (c != kNoSourceAnswered) none_answered = false;
+    code = std::max(code, c == kNoSourceAnswered ? (o.strict ? 3 : 0) : c);
+  }
+  return none_answered ? kNoSourceAnswered : code;
 }
 
 }  // namespace cli

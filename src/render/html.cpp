@@ -129,13 +129,23 @@ class Palette {
 std::string badges(const model::Report& r) {
   std::string out = "<ul class=\"badges\" aria-label=\"sources\">\n";
   for (const auto& [id, st] : r.source_status) {
+    if (st.state == model::SourceState::skipped_unconfigured) continue;  // on the "not set up" line
     const std::string state(model::to_string(st.state));
     const std::string note = comments_note(st);
     const std::string title = st.reason.empty() && note.empty() ? state : st.reason + (st.reason.empty() || note.empty() ? "" : "; ") + note;
     out += fmt::format("<li class=\"badge {}\" title=\"{}\">{} <b>{}</b> · {}</li>\n", tone(st.state), html::text(title),
                        html::text(id), html::text(state), st.items);
   }
-  return out + "</ul>\n";
+  out += "</ul>\n";
+  if (const auto ids = not_set_up(r.source_status); !ids.empty())
+    out += "<p class=\"meta\">not set up: " + html::text(ids) + " \u2014 see <code>last30days doctor</code></p>\n";
+  // Every source that did not answer fully says why in the page itself, not only in a tooltip.
+  std::string reasons;
+  for (const auto& [id, st] : r.source_status)
+    if (needs_reason(st) && !st.reason.empty())
+      reasons += fmt::format("<li>{}: {} \u2014 {}</li>\n", html::text(id), html::text(model::to_string(st.state)), html::text(st.reason));
+  if (!reasons.empty()) out += "<ul class=\"meta\" aria-label=\"source notes\">\n" + reasons + "</ul>\n";
+  return out;
 }
 
 // Items per day per source, stacked bars over the whole window.
@@ -274,8 +284,8 @@ void story(std::string& out, std::string_view tag, std::size_t number, const mod
 
 std::string nothing_notice(const model::Report& r) {
   if (!model::any_answered(r.source_status))
-    return "<p class=\"notice\"><strong>No source could be asked</strong>, so there is nothing to report: "
-           "the page is empty because nothing could be asked, not because nothing happened.</p>\n";
+    return "<p class=\"notice\"><strong>" + html::text(no_answer_line(r.source_status)) +
+           "</strong> The page is empty because no source answered, not because nothing happened.</p>\n";
   if (r.outcome == model::Outcome::nothing_solid)
     return fmt::format("<p class=\"notice\"><strong>Nothing solid</strong> about this topic in the window.{}</p>\n",
                        r.items.empty() ? "" : " Closest weak signals below.");
@@ -284,21 +294,21 @@ std::string nothing_notice(const model::Report& r) {
 
 }  // namespace
 
-std::string research_html(const model::Report& r) {
+std::string research_html(const model::Report& r, std::size_t stories) {
   const Palette pal(r);
   std::string out = page_head(r.topic);
   out += fmt::format("<header>\n<p class=\"meta\">last30days</p>\n<h1>{}</h1>\n", html::text(r.topic));
-  out += fmt::format("<p class=\"meta\">{} → {} ({} days) · depth {} · generated {} · {} item{} in {} stor{}</p>\n</header>\n",
+  out += fmt::format("<p class=\"meta\">{} → {} ({} days) · depth {} · generated {} · {}</p>\n</header>\n",
                      core::format_date(r.window.from), core::format_date(r.window.to), r.window.days, model::to_string(r.depth),
-                     core::format_iso8601(r.generated_at), r.items.size(), r.items.size() == 1 ? "" : "s", r.clusters.size(),
-                     r.clusters.size() == 1 ? "y" : "ies");
+                     core::format_iso8601(r.generated_at), count_phrase(r.items.size(), r.clusters.size()));
   if (const auto h = history_summary(r); !h.empty()) out += "<p class=\"meta\">history: " + html::text(h) + "</p>\n";
   out += badges(r);
   out += nothing_notice(r);
   out += "<section class=\"charts\">\n" + timeline(r, pal) + engagement_chart(r, pal) + "</section>\n";
   out += "<section aria-label=\"stories\">\n";
   const auto items = index_items(r);
-  for (std::size_t k = 0; k < r.clusters.size(); ++k) story(out, "h2", k + 1, r.clusters[k], items);
+  for (std::size_t k = 0; k < r.clusters.size() && k < stories; ++k) story(out, "h2", k + 1, r.clusters[k], items);
+  if (const auto more = more_line(r.clusters.size(), stories); !more.empty()) out += "<p class=\"meta\">" + html::text(more) + "</p>\n";
   out += "</section>\n";
   warnings_section(out, r.warnings);
   return core::sanitize_utf8(out + page_end());
@@ -320,6 +330,9 @@ std::string comparison_html(const model::Comparison& c) {
     out += "</tr>\n";
   }
   out += "</table></div>\n";
+  if (!c.entities.empty())
+    if (const auto ids = not_set_up(c.entities.front().report.source_status); !ids.empty())
+      out += "<p class=\"meta\">not set up: " + html::text(ids) + " \u2014 see <code>last30days doctor</code></p>\n";
   if (!c.shared.empty()) {
     out += "<section>\n<h2>Shared stories</h2>\n<ul>\n";
     for (const auto& s : c.shared) {

@@ -10,15 +10,35 @@
 
 namespace render {
 
+// Stories a brief shows unless told otherwise (--limit); the rest are counted.
+constexpr std::size_t kDefaultStories = 12;
+
 std::string research_json(const model::Report& r);
-std::string research_compact(const model::Report& r);
-std::string research_markdown(const model::Report& r);
-std::string research_html(const model::Report& r);
+std::string research_compact(const model::Report& r, std::size_t stories = kDefaultStories);
+std::string research_markdown(const model::Report& r, std::size_t stories = kDefaultStories);
+std::string research_html(const model::Report& r, std::size_t stories = kDefaultStories);
 
 std::string comparison_json(const model::Comparison& c);
 std::string comparison_compact(const model::Comparison& c);
 std::string comparison_markdown(const model::Comparison& c);
 std::string comparison_html(const model::Comparison& c);
+
+// What every brief says about its sources, in the same words in every format.
+// The sources that are not set up, in report order ("bluesky, x, youtube, web"), or "".
+std::string not_set_up(const std::map<std::string, model::SourceStatus>& status);
+// "not set up: bluesky, x — see `last30days doctor`", or "" when every source is set up.
+std::string not_set_up_line(const std::map<std::string, model::SourceStatus>& status);
+// A source that did not end ok and is set up, with why: the states a brief names.
+bool needs_reason(const model::SourceStatus& st);
+// "timed out", "refused (rate-limited)", "unreachable" ...: what happened, in words.
+std::string state_words(model::SourceState s);
+// When no source answered: "No source answered: hackernews timed out, reddit unreachable."
+// (or that none is set up for this search); "" when one did.
+std::string no_answer_line(const std::map<std::string, model::SourceStatus>& status);
+// "1 item in 1 story", "12 items in 3 stories".
+std::string count_phrase(std::size_t items, std::size_t stories);
+// "9 more stories (--limit 21 shows them all)", or "" when every story is shown.
+std::string more_line(std::size_t total, std::size_t shown);
 
 // One compared entity in figures: the side-by-side table and the comparison JSON's "summary".
 struct EntitySummary {

@@ -71,6 +71,58 @@ std::string comments_note(const model::SourceStatus& st) {
                      st.comment_threads == 1 ? "thread" : "threads", st.comments_reason);
 }
 
+std::string not_set_up(const std::map<std::string, model::SourceStatus>& status) {
+  std::string out;
+  for (const auto& [id, st] : status)
+    if (st.state == model::SourceState::skipped_unconfigured) out += (out.empty() ? "" : ", ") + id;
+  return out;
+}
+
+std::string not_set_up_line(const std::map<std::string, model::SourceStatus>& status) {
+  const std::string ids = not_set_up(status);
+  return ids.empty() ? "" : "not set up: " + ids + " \u2014 see `last30days doctor`";
+}
+
+bool needs_reason(const model::SourceStatus& st) {
+  if (st.state == model::SourceState::ok || st.state == model::SourceState::skipped_unconfigured) return false;
+  return st.state != model::SourceState::no_results || !st.reason.empty();
+}
+
+std::string state_words(model::SourceState s) {
+  switch (s) {
+    case model::SourceState::ok: return "answered";
+    case model::SourceState::no_results: return "found nothing";
+    case model::SourceState::partial: return "answered in part";
+    case model::SourceState::rate_limited: return "refused (rate-limited)";
+    case model::SourceState::auth_failed: return "refused (auth-failed)";
+    case model::SourceState::unreachable: return "unreachable";
+    case model::SourceState::timeout: return "timed out";
+    case model::SourceState::schema_drift: return "answered in an unknown shape (schema-drift)";
+    case model::SourceState::skipped_unconfigured: return "not set up";
+    case model::SourceState::error: return "failed (error)";
+  }
+  return "failed";
+}
+
+std::string no_answer_line(const std::map<std::string, model::SourceStatus>& status) {
+  if (status.empty() || model::any_answered(status)) return "";
+  std::string asked;
+  for (const auto& [id, st] : status)
+    if (st.state != model::SourceState::skipped_unconfigured) asked += (asked.empty() ? "" : ", ") + id + " " + state_words(st.state);
+  if (asked.empty()) return "No source answered: none of the sources searched is set up (see `last30days doctor`).";
+  return "No source answered: " + asked + ".";
+}
+
+std::string count_phrase(std::size_t items, std::size_t stories) {
+  return fmt::format("{} item{} in {} stor{}", items, items == 1 ? "" : "s", stories, stories == 1 ? "y" : "ies");
+}
+
+std::string more_line(std::size_t total, std::size_t shown) {
+  if (total <= shown) return "";
+  const std::size_t rest = total - shown;
+  return fmt::format("{} more stor{} (--limit {} shows them all)", rest, rest == 1 ? "y" : "ies", total);
+}
+
 std::string quote_attribution(const model::Comment& c, std::string_view source) {
   std::string out = c.author ? *c.author : std::string(source == "stackexchange" ? "an answer" : "a deleted account");
   if (c.score) {
@@ -102,12 +154,12 @@ std::string date_of(const model::Item& it) {
   return it.published_at ? core::format_date(*it.published_at) : std::string("undated");
 }
 
-std::size_t cluster_limit(model::Depth d) { return d == model::Depth::quick ? 8 : d == model::Depth::deep ? 20 : 12; }
 constexpr std::size_t kItemsPerCluster = 3;
 
 std::string badge_line(const model::Report& r) {
   std::string out;
   for (const auto& [id, st] : r.source_status) {
+    if (st.state == model::SourceState::skipped_unconfigured) continue;  // on the "not set up" line
     if (!out.empty()) out += "  ";
     out += st.state == model::SourceState::ok ? fmt::format("{} {}", id, st.items)
                                               : fmt::format("{} {} {}", id, model::to_string(st.state), st.items);
@@ -152,19 +204,20 @@ void compact_story(std::string& out, std::size_t number, const model::Cluster& c
 }
 
 std::string header(const model::Report& r) {
-  return fmt::format("\"{}\" · {} → {} ({} days) · {} items in {} stories", term::text(r.topic), core::format_date(r.window.from),
-                     core::format_date(r.window.to), r.window.days, r.items.size(), r.clusters.size());
+  return fmt::format("\"{}\" · {} → {} ({} days) · {}", term::text(r.topic), core::format_date(r.window.from),
+                     core::format_date(r.window.to), r.window.days, count_phrase(r.items.size(), r.clusters.size()));
 }
 
 }  // namespace
 
-std::string research_compact(const model::Report& r) {
+std::string research_compact(const model::Report& r, std::size_t stories) {
   std::string out = "last30days · " + header(r) + "\n";
-  out += "sources: " + badge_line(r) + "\n";
+  if (const auto badges = badge_line(r); !badges.empty()) out += "sources: " + badges + "\n";
+  if (const auto line = not_set_up_line(r.source_status); !line.empty()) out += line + "\n";
   if (const auto h = history_summary(r); !h.empty()) out += "history: " + h + "\n";
   for (const auto& [id, st] : r.source_status)
-    if (model::is_degraded(st.state) || st.state == model::SourceState::skipped_unconfigured)
-      out += fmt::format("  {}: {} — {}\n", id, model::to_string(st.state), term::text(st.reason));
+    if (needs_reason(st))
+      out += fmt::format("  {}: {}{}\n", id, model::to_string(st.state), st.reason.empty() ? "" : " — " + term::text(st.reason));
   for (const auto& [id, st] : r.source_status)
     if (const std::string note = comments_note(st); !note.empty()) out += fmt::format("  {}: {}\n", id, term::text(note));
   out += "\n";
@@ -173,11 +226,10 @@ std::string research_compact(const model::Report& r) {
     out += fmt::format("Nothing solid about \"{}\" in the last {} days.{}\n\n", term::text(r.topic), r.window.days,
                        r.items.empty() ? "" : " Closest weak signals:");
   const auto items = index_items(r);
-  const std::size_t limit = cluster_limit(r.depth);
-  for (std::size_t k = 0; k < r.clusters.size() && k < limit; ++k) compact_story(out, k + 1, r.clusters[k], items);
-  if (r.clusters.size() > limit) out += fmt::format("\n… {} more stories (use --emit json for all)\n", r.clusters.size() - limit);
+  for (std::size_t k = 0; k < r.clusters.size() && k < stories; ++k) compact_story(out, k + 1, r.clusters[k], items);
+  if (const auto more = more_line(r.clusters.size(), stories); !more.empty()) out += "\n… " + more + "\n";
   if (r.items.empty())
-    out += any_answered ? "No items survived the window and relevance filters.\n" : "No source could be asked, so there is nothing to report.\n";
+    out += any_answered ? "No items survived the window and relevance filters.\n" : term::text(no_answer_line(r.source_status)) + "\n";
   if (!r.warnings.empty()) {
     out += "\n";
     for (const auto& w : r.warnings) out += "! " + term::text(w) + "\n";
@@ -217,24 +269,27 @@ void md_story(std::string& out, std::string_view level, std::size_t number, cons
 
 }  // namespace
 
-std::string research_markdown(const model::Report& r) {
+std::string research_markdown(const model::Report& r, std::size_t stories) {
   std::string out = fmt::format("# last30days: {}\n\n", md::text(r.topic));
-  out += fmt::format("Window {} → {} ({} days) · depth {} · generated {} · {} items in {} stories\n\n",
-                     core::format_date(r.window.from), core::format_date(r.window.to), r.window.days,
-                     model::to_string(r.depth), core::format_iso8601(r.generated_at), r.items.size(), r.clusters.size());
+  out += fmt::format("Window {} → {} ({} days) · depth {} · generated {} · {}\n\n", core::format_date(r.window.from),
+                     core::format_date(r.window.to), r.window.days, model::to_string(r.depth),
+                     core::format_iso8601(r.generated_at), count_phrase(r.items.size(), r.clusters.size()));
   if (const auto h = history_summary(r); !h.empty()) out += "History: " + h + "\n\n";
-  out += "| source | state | items | note |\n|---|---|---|---|\n";
+  std::string rows;
   for (const auto& [id, st] : r.source_status)
-    out += fmt::format("| {} | {} | {} | {} |\n", id, model::to_string(st.state), st.items,
-                       md::text(joined({st.reason, comments_note(st)}, "; ")));
-  out += "\n";
+    if (st.state != model::SourceState::skipped_unconfigured)
+      rows += fmt::format("| {} | {} | {} | {} |\n", id, model::to_string(st.state), st.items,
+                          md::text(joined({st.reason, comments_note(st)}, "; ")));
+  if (!rows.empty()) out += "| source | state | items | note |\n|---|---|---|---|\n" + rows + "\n";
+  if (const auto ids = not_set_up(r.source_status); !ids.empty())
+    out += "Not set up: " + md::text(ids) + " \u2014 see `last30days doctor`\n\n";
   if (!model::any_answered(r.source_status))
-    out += "**No source could be asked**, so there is nothing to report.\n\n";
+    out += "**" + md::text(no_answer_line(r.source_status)) + "**\n\n";
   else if (r.outcome == model::Outcome::nothing_solid)
     out += fmt::format("**Nothing solid** about this topic in the window.{}\n\n", r.items.empty() ? "" : " Closest weak signals below.");
   const auto items = index_items(r);
-  const std::size_t limit = cluster_limit(r.depth);
-  for (std::size_t k = 0; k < r.clusters.size() && k < limit; ++k) md_story(out, "##", k + 1, r.clusters[k], items);
+  for (std::size_t k = 0; k < r.clusters.size() && k < stories; ++k) md_story(out, "##", k + 1, r.clusters[k], items);
+  if (const auto more = more_line(r.clusters.size(), stories); !more.empty()) out += "*" + md::text(more) + "*\n\n";
   if (!r.warnings.empty()) {
     out += "## Warnings\n\n";
     for (const auto& w : r.warnings) out += "- " + md::text(w) + "\n";
@@ -287,6 +342,12 @@ std::vector<TableRow> comparison_table(const model::Comparison& c) {
       if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
   }
   for (const auto& id : ids) {
+    // A source set up for no entity is on the "not set up" line, not a row of its own.
+    if (std::all_of(c.entities.begin(), c.entities.end(), [&](const model::ComparedEntity& e) {
+          const auto st = e.report.source_status.find(id);
+          return st == e.report.source_status.end() || st->second.state == model::SourceState::skipped_unconfigured;
+        }))
+      continue;
     auto& row = rows.emplace_back(TableRow{id, {}});
     for (const auto& e : c.entities) {
       auto st = e.report.source_status.find(id);
@@ -352,6 +413,8 @@ std::string comparison_compact(const model::Comparison& c) {
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }
+  if (!c.entities.empty())
+    if (const auto line = not_set_up_line(c.entities.front().report.source_status); !line.empty()) out += line + "\n";
   for (const auto& d : degraded_sources(c))
     out += fmt::format("  {}: {} — {} ({})\n", d.source, d.state, term::text(d.reason), term::text(joined(d.entities, ", ")));
 
@@ -360,7 +423,7 @@ std::string comparison_compact(const model::Comparison& c) {
     const auto own = c.own_stories(k);
     out += fmt::format("\n{} — {} {}{}\n", term::text(c.entities[k].name), own.size(), own.size() == 1 ? "story" : "stories",
                        own.size() < r.clusters.size() ? fmt::format(" of its own, {} shared", r.clusters.size() - own.size()) : "");
-    if (!model::any_answered(r.source_status)) out += "    no source could be asked\n";
+    if (!model::any_answered(r.source_status)) out += "    " + term::text(no_answer_line(r.source_status)) + "\n";
     else if (r.outcome == model::Outcome::nothing_solid) out += "    nothing solid in the window\n";
     const auto items = index_items(r);
     for (std::size_t m = 0; m < own.size() && m < kStoriesPerEntity; ++m) compact_story(out, m + 1, *own[m], items);
@@ -398,6 +461,9 @@ std::string comparison_markdown(const model::Comparison& c) {
     out += "\n";
   }
   out += "\n";
+  if (!c.entities.empty())
+    if (const auto ids = not_set_up(c.entities.front().report.source_status); !ids.empty())
+      out += "Not set up: " + md::text(ids) + " \u2014 see `last30days doctor`\n\n";
   const auto degraded = degraded_sources(c);
   for (const auto& d : degraded)
     out += fmt::format("- {}: {} — {} ({})\n", d.source, d.state, md::text(d.reason),
@@ -406,7 +472,7 @@ std::string comparison_markdown(const model::Comparison& c) {
   for (std::size_t k = 0; k < c.entities.size(); ++k) {
     const auto& r = c.entities[k].report;
     out += fmt::format("## {}\n\n", md::text(c.entities[k].name));
-    if (!model::any_answered(r.source_status)) out += "**No source could be asked.**\n\n";
+    if (!model::any_answered(r.source_status)) out += "**" + md::text(no_answer_line(r.source_status)) + "**\n\n";
     else if (r.outcome == model::Outcome::nothing_solid) out += "**Nothing solid** in the window.\n\n";
     const auto own = c.own_stories(k);
     const auto items = index_items(r);

@@ -181,7 +181,7 @@ TEST(ResearchCli, ReplayReproducesTheRecordedJsonWithoutNetwork) {
 TEST(ResearchCli, OfflineEveryoneUnreachableAndTheBriefSaysSo) {
   TempDir home;
   auto r = run_last30days({"tokio runtime"}, offline_env(home));
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.exit_code, 4) << "no source answered: the exit code says so " << r.err;
   EXPECT_FALSE(r.out.empty());
   EXPECT_NE(r.out.find("unreachable"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("no source answered"), std::string::npos) << r.out;
