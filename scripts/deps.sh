@@ -4,7 +4,8 @@
 #   scripts/deps.sh --test     also what the tests need (PostgreSQL, chromium, node and the MCP SDK,
 #                              GoogleTest, Google Benchmark, zsh, fish)
 #   scripts/deps.sh --fuzz     --test plus clang for the sanitizer and libFuzzer presets
-#   scripts/deps.sh --print    [--test|--fuzz] only print the packages that would be installed
+#   scripts/deps.sh --print    [--test|--fuzz] only print the packages that mode needs (what an
+#                              empty machine would install), one a line
 # Without apt-get and dpkg-query (not Debian) it prints the package list and stops.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -33,6 +34,10 @@ if [ "$tests" = 1 ]; then
 fi
 if [ "$fuzz" = 1 ]; then PACKAGES+=(clang); fi
 
+if [ "$print" = 1 ]; then
+  printf '%s\n' "${PACKAGES[@]}"
+  exit 0
+fi
 if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
   echo "scripts/deps.sh: this is not a Debian-like system (no apt-get/dpkg-query)." >&2
   echo "Install these packages (Debian names; your system's may differ), then run again:" >&2
@@ -43,10 +48,6 @@ missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ "$print" = 1 ]; then
-  [ ${#missing[@]} -gt 0 ] && printf '%s\n' "${missing[@]}"
-  exit 0
-fi
 if [ ${#missing[@]} -gt 0 ]; then
   SUDO=""
   if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi

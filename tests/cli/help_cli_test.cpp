@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include "scenario.hpp"
 
@@ -268,6 +269,7 @@ TEST(HelpCli, UnconfiguredSourcesAreOneLineInEveryFormat) {
   ASSERT_EQ(compact.exit_code, 0) << compact.err;
   EXPECT_TRUE(has(compact.out, "not set up: " + line + " \u2014 see `last30days doctor`")) << compact.out;
   EXPECT_FALSE(has(compact.out, "skipped-unconfigured")) << compact.out;
+  std::cerr << "compact brief:\n" << compact.out.substr(0, 400) << "\n";  // the README's example
   auto md = s.run(with(kResearch, {"--emit", "md"}));
   EXPECT_TRUE(has(md.out, "Not set up: " + line)) << md.out;
   EXPECT_FALSE(has(md.out, "skipped-unconfigured")) << md.out;
