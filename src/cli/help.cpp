@@ -328,6 +328,18 @@ std::optional<std::string> nearest(std::string_view word, const std::vector<std:
     return out;
   };
   const std::string wb = bare(word);
+  if (wb.empty()) return std::nullopt;
+  // A unique prefix first: "--save-d" is --save-dir, though --save is as few edits away.
+  if (!strict && wb.size() >= 3) {
+    std::optional<std::string> prefixed;
+    bool ambiguous = false;
+    for (const auto& c : candidates) {
+      if (bare(c).substr(0, wb.size()) != wb) continue;
+      if (prefixed) ambiguous = true;
+      else prefixed = c;
+    }
+    if (prefixed && !ambiguous) return prefixed;
+  }
   std::optional<std::string> best;
   std::size_t best_d = 0;
   const std::size_t allowed = strict || wb.size() <= 4 ? 1 : wb.size() <= 8 ? 2 : 3;
@@ -338,15 +350,7 @@ std::optional<std::string> nearest(std::string_view word, const std::vector<std:
       best_d = d;
     }
   }
-  if (best || strict) return best;
-  std::optional<std::string> prefixed;
-  if (wb.size() >= 3)
-    for (const auto& c : candidates)
-      if (bare(c).substr(0, wb.size()) == wb) {
-        if (prefixed) return std::nullopt;  // ambiguous
-        prefixed = c;
-      }
-  return prefixed;
+  return best;
 }
 
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
