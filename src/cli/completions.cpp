@@ -50,8 +50,10 @@ std::vector<Flag> flags_of(const CLI::App& app) {
     for (const auto& l : opt->get_lnames()) f.names.push_back("--" + l);
     for (const auto& s : opt->get_snames()) f.names.push_back("-" + s);
     f.help = opt->get_description();
-    f.takes_value = opt->get_type_size_max() > 0;
-    f.value_optional = f.takes_value && opt->get_expected_min() == 0;
+    // Value options name their value ("N", "FILE"); flags name none; --discover's is "[=DOMAIN]".
+    const std::string type = opt->get_type_name();
+    f.takes_value = !type.empty();
+    f.value_optional = f.takes_value && type.front() == '[';
     if (f.takes_value) hint(f, *opt);
     out.push_back(std::move(f));
   }

@@ -142,7 +142,9 @@ void commands_block(std::string& out) {
   std::size_t width = 0;
   for (const auto& c : commands()) {
     if (c.name.find(' ') != std::string_view::npos) continue;  // verbs: in their command's help
+    // The synopsis when it is short (completions bash|zsh|fish), else the name.
     std::string label = c.name.empty() ? "TOPIC" : c.name == "discover" ? "--discover[=DOMAIN]" : std::string(c.name);
+    if (!c.name.empty() && c.synopsis.size() <= 26 && verbs_of(c.name).empty()) label = std::string(c.synopsis);
     std::string verbs;
     for (const auto& v : verbs_of(c.name)) verbs += (verbs.empty() ? " " : "|") + v;
     rows.emplace_back("last30days " + label + verbs, c.summary);
@@ -345,7 +347,9 @@ std::optional<std::string> nearest(std::string_view word, const std::vector<std:
   const std::size_t allowed = strict || wb.size() <= 4 ? 1 : wb.size() <= 8 ? 2 : 3;
   for (const auto& c : candidates) {
     const std::size_t d = distance(wb, bare(c));
-    if (d <= allowed && (!best || d < best_d)) {
+    // A tie goes to the candidate with the same first letter: "fsh" is fish, not zsh.
+    const bool better = !best || d < best_d || (d == best_d && bare(c).front() == wb.front() && bare(*best).front() != wb.front());
+    if (d <= allowed && better) {
       best = c;
       best_d = d;
     }

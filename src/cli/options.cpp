@@ -106,6 +106,13 @@ const CLI::Option* option_of(const CLI::App& app, std::string_view arg) {
   return nullptr;
 }
 
+// Every option that takes a value names it (type_name "N", "FILE", ...); flags name none,
+// and --discover's optional "[=DOMAIN]" is written inside the flag.
+bool takes_value(const CLI::Option& o) {
+  const std::string type = o.get_type_name();
+  return !type.empty() && type.front() != '[' && !o.get_lnames().empty();
+}
+
 // The positional words of the command line as CLI11 will see them, and whether --help
 // is among the flags: enough to route help before parsing (which could fail on the rest).
 struct Scan {
@@ -125,7 +132,7 @@ Scan scan(const CLI::App& app, const std::vector<std::string>& args) {
       if (a == "--help" || a == "-h") s.help = true;
       if (a == "--discover") s.discover = true;
       const CLI::Option* o = option_of(app, a);
-      if (o != nullptr && a.find('=') == std::string::npos && o->get_type_size_max() > 0 && o->get_expected_min() > 0) ++i;
+      if (o != nullptr && a.find('=') == std::string::npos && takes_value(*o)) ++i;
       continue;
     }
     s.words.push_back(a);
@@ -151,7 +158,7 @@ std::string parse_error_message(const CLI::App& app, const CLI::ParseError& e) {
   }
   const CLI::Option* o = flag.empty() ? nullptr : option_of(app, flag);
   if (o != nullptr) {
-    if (o->get_type_size_max() == 0) return fmt::format("{} takes no value", flag);
+    if (!takes_value(*o)) return fmt::format("{} takes no value", flag);
     return fmt::format("{} needs a value", flag);
   }
   return "cannot read the command line: " + what;
@@ -184,7 +191,7 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   CLI::App app{"last30days: what people actually said and did about a topic in the last N days.", "last30days"};
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.set_help_flag("-h,--help", "this help; COMMAND --help for one command")->group("General");
-  app.set_version_flag("--version", std::string("last30days ") + L30_VERSION)->group("General");
+  app.set_version_flag("--version", std::string("last30days ") + L30_VERSION, "print the version")->group("General");
   app.allow_extras(true);  // unknown flags are answered below, with the nearest known one
   app.positionals_at_end(false);
 
@@ -303,7 +310,7 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   }
   // Once is enough: a second --days would silently win over the first. --search adds up.
   for (const CLI::Option* opt : app.get_options())
-    if (opt->count() > 1 && opt->get_type_size_max() > 0 && opt->get_name() != "--search" && !opt->get_lnames().empty())
+    if (opt->count() > 1 && takes_value(*opt) && opt->get_name() != "--search")
       return usage_error(fmt::format("{} is given {} times: give it once", opt->get_name(), opt->count()));
   if (app.get_option("--search")->count() > 1) {
     search.clear();

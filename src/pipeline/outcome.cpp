@@ -26,7 +26,7 @@ model::Outcome decide_outcome(const std::vector<model::Item>& items,
     warnings.push_back(fmt::format("{} of {} sources degraded: {}", degraded.size(), asked, list));
   }
   const bool nothing_asked = !status.empty() && !model::any_answered(status);
-  if (nothing_asked) warnings.push_back("no source answered: the brief is empty because nothing could be asked, not because nothing happened");
+  if (nothing_asked) warnings.push_back("no source answered: the brief is empty because no source could be reached, not because nothing happened");
 
   if (!items.empty() && items.size() < kThinItems)
     warnings.push_back(fmt::format("thin evidence: only {} item{} survived filtering", items.size(), items.size() == 1 ? "" : "s"));

@@ -158,7 +158,7 @@ TEST(HelpCli, ErrorsAreInTheProductsOwnWords) {
       {{"tokio", "--days", "abc"}, "--days 'abc' is not a whole number"},
       {{"tokio", "--timeout", "soon"}, "--timeout 'soon' is not a decimal number"},
       {{"tokio", "--days", "7", "--days", "8"}, "--days is given 2 times: give it once"},
-      {{"tokio", "--quick=yes"}, "--quick takes no value"},
+      {{"tokio", "--quick=maybe"}, "--quick takes no value"},
       {{"tokio", "--days"}, "--days needs a value"},
       {{"tokio", "--limit", "0"}, "--limit must be between 1 and 100"},
       {{"--discover", "--limit", "3"}, "--limit applies to research and library search"},
