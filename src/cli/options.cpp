@@ -254,6 +254,10 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   const Scan sc = scan(app, args);
   const bool help_word = !sc.words.empty() && sc.words[0] == "help";
   if (sc.help || help_word) {
+    if (help_word && sc.words.size() > 2 && !verbs_of(sc.words[1]).empty() &&
+        find_command(sc.words[1] + " " + sc.words[2]) == nullptr)
+      return usage_error(fmt::format("{} has no command '{}'{}", sc.words[1], sc.words[2],
+                                     did_you_mean(sc.words[2], verbs_of(sc.words[1]))));
     if (help_word && sc.words.size() > 1) {
       const auto* c = command_of(sc.words, 1);
       if (c == nullptr && (sc.words[1] == "research" || sc.words[1] == "TOPIC")) c = find_command("");
