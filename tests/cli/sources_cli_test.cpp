@@ -130,8 +130,10 @@ TEST(SourcesCli, WrongCredentialsAreAuthFailedOthersUnharmedNothingLeaks) {
     if (k != "BSKY_HANDLE") {
       EXPECT_EQ((r.out + r.err).find(v), std::string::npos) << k << " leaked";
     }
-  auto strict = run_last30days({"jepsen raft", "--strict", "--search", "x"}, env);
+  auto strict = run_last30days({"jepsen raft", "--strict", "--search", "x,hn"}, env);
   EXPECT_EQ(strict.exit_code, 3);
+  // The only source asked refused: no source answered, whatever --strict says.
+  EXPECT_EQ(run_last30days({"jepsen raft", "--strict", "--search", "x"}, env).exit_code, 4);
 }
 
 TEST(SourcesCli, SearxngIsTheKeylessWebSearch) {

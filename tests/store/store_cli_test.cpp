@@ -282,7 +282,7 @@ TEST(StoreCli, MemoryCommandsRejectBadInputWithExit2) {
       {"library", "search", "x", "--emit", "md"}, {"library", "search", "x", "--every", "2"},
       {"watch"}, {"watch", "add"}, {"watch", "add", "x", "--every", "0"}, {"watch", "add", "x", "--every", "nan"},
       {"watch", "list", "extra"}, {"watch", "list", "--emit", "md"}, {"watch", "run", "--emit", "html"},
-      {"watch", "run", "--days", "3"}, {"watch", "frobnicate"}, {"tokio", "--limit", "3"}, {"tokio", "--all"},
+      {"watch", "run", "--days", "3"}, {"watch", "frobnicate"}, {"--discover", "--limit", "3"}, {"tokio", "--limit", "0"}, {"tokio", "--all"},
       {"tokio", "--every", "3"}, {"--discover", "--nominate-only", "--store"}};
   for (const auto& args : bad) {
     auto r = w.run(args);
