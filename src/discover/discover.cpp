@@ -117,7 +117,9 @@ model::DiscoveryReport enrich_and_select(std::vector<model::Topic> topics, const
   for (std::size_t j = 0; j < chosen.size(); ++j) {
     auto& t = topics[chosen[j]];
     t.enrichment = std::move(batch.outcomes[j]);
-    if (t.enrichment.status == model::EnrichStatus::nomination_only)
+    if (t.enrichment.status == model::EnrichStatus::nomination_only && t.enrichment.error == kAllSourcesTimedOut)
+      core::log::warn("every source timed out enriching \"{}\": reporting it from its nomination only", t.name);
+    else if (t.enrichment.status == model::EnrichStatus::nomination_only)
       core::log::warn("enrichment budget exhausted before \"{}\" finished: reporting it from its nomination only", t.name);
     else if (t.enrichment.status == model::EnrichStatus::failed)
       core::log::warn("enrichment of \"{}\" failed: {}", t.name, t.enrichment.error.value_or("unknown error"));

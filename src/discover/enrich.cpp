@@ -85,8 +85,11 @@ void worker(std::shared_ptr<BatchState> st) {
       if (st->on_topic) st->on_topic({TopicEvent::Kind::started, ctx.topic, {}, 0, 0, st->deadline});
     }
     model::TopicEnrichment out;
+    std::optional<std::string> unfinished;
     try {
-      out = from_report(st->run(ctx, st->stop.get_token()));
+      auto result = st->run(ctx, st->stop.get_token());
+      unfinished = std::move(result.unfinished);
+      if (!unfinished) out = from_report(result.report);
     } catch (const std::exception& e) {
       out.status = model::EnrichStatus::failed;
       out.error = e.what();
@@ -97,10 +100,13 @@ void worker(std::shared_ptr<BatchState> st) {
     {
       std::lock_guard lock(st->mu);
       --st->in_flight;
-      // A result that arrives after the deadline did not finish inside the budget. The
-      // clock is checked too: HTTP gives up at that same instant, so a sub-run whose
-      // requests all timed out can get here before the batch thread wakes to stop it.
-      if (!st->closed && !st->stop.stop_requested() && core::Clock::now() < st->deadline) {
+      // The sub-run says whether it finished; once the batch has stopped or closed, a
+      // result is late and dropped, and the batch words what the topic got (budget or cancel).
+      if (!st->closed && !st->stop.stop_requested()) {
+        if (unfinished) {
+          out.status = model::EnrichStatus::nomination_only;
+          out.error = std::move(unfinished);
+        }
         if (st->on_topic) st->on_topic({TopicEvent::Kind::finished, ctx.topic, out.status, out.items, 0, st->deadline});
         st->done[i] = std::move(out);
       }
@@ -193,7 +199,22 @@ BatchResult enrich_batch(std::vector<SubRunContext> tasks, SubRun run, const Bat
   return result;
 }
 
-model::Report research_subrun(const SubRunContext& ctx, std::stop_token stop) {
+std::optional<std::string> unfinished_research(const model::Report& report, bool budget_binds, bool out_of_time) {
+  if (out_of_time) return std::string(kBudgetExhausted);
+  int asked = 0, timed_out = 0;
+  for (const auto& [id, st] : report.source_status) {
+    if (st.state == model::SourceState::skipped_unconfigured) continue;
+    ++asked;
+    timed_out += st.state == model::SourceState::timeout ? 1 : 0;
+  }
+  if (asked == 0 || timed_out < asked) return std::nullopt;
+  return std::string(budget_binds ? kBudgetExhausted : kAllSourcesTimedOut);
+}
+
+SubRunResult research_subrun(const SubRunContext& ctx, std::stop_token stop) {
+  // Decided before the run, so no clock read at its end can race it: when the batch's
+  // deadline comes before every source's own, a source that timed out ran out of budget.
+  const bool budget_binds = ctx.deadline.when() <= core::Clock::now() + pipeline::profile(ctx.depth).source_budget;
   pipeline::ClientFetcher fetcher(ctx.client, ctx.http_session);
   pipeline::ResearchSpec spec;
   spec.topic = ctx.topic;
@@ -202,8 +223,13 @@ model::Report research_subrun(const SubRunContext& ctx, std::stop_token stop) {
   spec.sources = ctx.sources;
   spec.now = ctx.now;
   spec.comments = false;  // a sub-run's items are counted and cited, never quoted
-  const pipeline::ResearchEnv env{*ctx.config, fetcher, ctx.deadline, std::move(stop)};
-  return pipeline::run_research(spec, env);
+  const pipeline::ResearchEnv env{*ctx.config, fetcher, ctx.deadline, stop};
+  SubRunResult out;
+  out.report = pipeline::run_research(spec, env);
+  // Cancelled or past its deadline when it returned: the batch would drop it anyway;
+  // saying so here makes the outcome the same whichever thread runs first.
+  out.unfinished = unfinished_research(out.report, budget_binds, stop.stop_requested() || ctx.deadline.expired());
+  return out;
 }
 
 }  // namespace discover

@@ -69,7 +69,17 @@ struct SubRunContext {
   std::uint64_t http_session = 0;                // sources::Fetcher::session (0 = its own)
   core::Deadline deadline = core::Deadline::never();  // set by the batch: its own deadline
 };
-using SubRun = model::Report (*)(const SubRunContext&, std::stop_token);
+// What a sub-run returns. The batch decides a topic's status from this value alone, never
+// from when it arrives: a sub-run whose requests all time out at the budget's instant
+// returns at about that instant, and which thread reads the clock first must not decide
+// whether its topic was enriched.
+struct SubRunResult {
+  model::Report report;
+  // Set by a sub-run that did not finish its research (its deadline passed, it was
+  // cancelled, or every source it asked timed out): the reason. Its topic enriched nothing.
+  std::optional<std::string> unfinished;
+};
+using SubRun = SubRunResult (*)(const SubRunContext&, std::stop_token);
 
 static_assert(std::is_copy_constructible_v<SubRunContext>);
 static_assert(!std::is_copy_constructible_v<persist::Writer> && !std::is_move_constructible_v<persist::Writer> &&
@@ -116,7 +126,13 @@ constexpr std::string_view kCancelled = "cancelled";
 // Runs every task through `run` under the budget. Never throws for a sub-run's sake.
 BatchResult enrich_batch(std::vector<SubRunContext> tasks, SubRun run, const BatchOptions& options);
 
+constexpr std::string_view kAllSourcesTimedOut = "every source timed out";
+
+// Whether a research report finished, as research_subrun decides it: nullopt when it did,
+// else the reason. `budget_binds`: the batch's deadline came before any source's own.
+std::optional<std::string> unfinished_research(const model::Report& report, bool budget_binds, bool out_of_time);
+
 // The production sub-run: a research run at the context's depth, writing nothing.
-model::Report research_subrun(const SubRunContext& ctx, std::stop_token stop);
+SubRunResult research_subrun(const SubRunContext& ctx, std::stop_token stop);
 
 }  // namespace discover

@@ -235,7 +235,8 @@ struct Client::Impl {
       return;
     }
     t->easy = e;
-    const auto left = std::chrono::duration_cast<Millis>(t->hard_deadline - Clock::now()).count();
+    // Rounded up: curl's timer must not end a transfer before the deadline it stands for.
+    const auto left = std::chrono::ceil<Millis>(t->hard_deadline - Clock::now()).count();
     const long timeout = std::max<long>(1, static_cast<long>(std::min<long long>(left, t->timeout_ms)));
     curl_easy_setopt(e, CURLOPT_URL, t->url.c_str());
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");

@@ -30,15 +30,16 @@ std::vector<SubRunContext> tasks(std::initializer_list<const char*> names) {
 }
 
 // A report with n items, so tests can see which sub-run produced which outcome.
-model::Report report_with(int n) {
-  model::Report r;
+discover::SubRunResult report_with(int n) {
+  discover::SubRunResult out;
+  model::Report& r = out.report;
   for (int i = 0; i < n; ++i) {
     model::Item it;
     it.id = "x:" + std::to_string(i);
     it.url = "https://example.com/" + std::to_string(i);
     r.items.push_back(it);
   }
-  return r;
+  return out;
 }
 
 int digits_of(const std::string& s) {
@@ -49,20 +50,20 @@ int digits_of(const std::string& s) {
 }
 
 // Blocks forever and ignores its stop token: the worst straggler there is.
-model::Report stubborn(const SubRunContext& ctx, std::stop_token) {
+discover::SubRunResult stubborn(const SubRunContext& ctx, std::stop_token) {
   if (ctx.topic == "stuck")
     for (;;) std::this_thread::sleep_for(1h);
   return report_with(digits_of(ctx.topic));
 }
 
-model::Report thrower(const SubRunContext& ctx, std::stop_token) {
+discover::SubRunResult thrower(const SubRunContext& ctx, std::stop_token) {
   if (ctx.topic == "bad 7") throw std::runtime_error("malformed answer from upstream");
   return report_with(digits_of(ctx.topic));
 }
 
 std::atomic<int> g_in_flight{0};
 std::atomic<int> g_peak{0};
-model::Report counted(const SubRunContext& ctx, std::stop_token) {
+discover::SubRunResult counted(const SubRunContext& ctx, std::stop_token) {
   const int now = ++g_in_flight;
   int peak = g_peak.load();
   while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {
@@ -105,7 +106,7 @@ std::mutex g_release_mu;
 std::condition_variable g_release_cv;
 bool g_released = false;
 // Ignores its stop token until the test lets it go.
-model::Report held_until_released(const SubRunContext&, std::stop_token) {
+discover::SubRunResult held_until_released(const SubRunContext&, std::stop_token) {
   std::unique_lock lock(g_release_mu);
   g_release_cv.wait(lock, [] { return g_released; });
   return report_with(1);
@@ -194,7 +195,7 @@ TEST(EnrichBatch, EmptyBatchReturnsAtOnce) {
 namespace {
 // Fetches with no deadline of its own: only the batch's stop token can end the transfer.
 std::string g_hang_url;
-model::Report fetch_until_stopped(const SubRunContext& ctx, std::stop_token stop) {
+discover::SubRunResult fetch_until_stopped(const SubRunContext& ctx, std::stop_token stop) {
   http::Request req;
   req.url = g_hang_url;
   req.stop = std::move(stop);
@@ -230,4 +231,74 @@ TEST(EnrichBatch, CancellationAtTheDeadlineAbortsTheSubRunsTransfers) {
     EXPECT_GE(at, 650);
     EXPECT_LT(at, 900);
   }
+}
+
+namespace {
+// Returns a report in which every source timed out, just before the budget's instant: what
+// a sub-run does when curl's timer ends its hung requests a moment early. Its outcome is
+// the sub-run's own word (discover::unfinished_research), not the batch's clock.
+discover::SubRunResult all_timed_out_early(const SubRunContext& ctx, std::stop_token) {
+  std::this_thread::sleep_until(ctx.deadline.when() - 2ms);
+  discover::SubRunResult out;
+  out.report.source_status["hackernews"].state = model::SourceState::timeout;
+  out.report.source_status["reddit"].state = model::SourceState::timeout;
+  out.report.source_status["x"].state = model::SourceState::skipped_unconfigured;
+  out.unfinished = discover::unfinished_research(out.report, true, false);
+  return out;
+}
+}  // namespace
+
+TEST(EnrichBatch, ASubRunWhoseEverySourceTimedOutEnrichedNothingWhenEverItReturns) {
+  discover::BatchOptions opts;
+  opts.max_workers = 2;
+  opts.budget = 150ms;
+  auto r = discover::enrich_batch(tasks({"hung", "also hung"}), all_timed_out_early, opts);
+  for (const auto& o : r.outcomes) {
+    EXPECT_EQ(o.status, EnrichStatus::nomination_only) << "returned before the deadline, but nothing was enriched";
+    EXPECT_EQ(o.error, std::string(discover::kBudgetExhausted));
+  }
+  // Sources timing out on their own, with budget left: the topic still enriched nothing.
+  model::Report own;
+  own.source_status["hackernews"].state = model::SourceState::timeout;
+  EXPECT_EQ(discover::unfinished_research(own, false, false), std::string(discover::kAllSourcesTimedOut));
+  own.source_status["reddit"].state = model::SourceState::ok;
+  EXPECT_FALSE(discover::unfinished_research(own, true, false)) << "one source answered: it finished";
+  EXPECT_EQ(discover::unfinished_research(own, true, true), std::string(discover::kBudgetExhausted));
+  EXPECT_FALSE(discover::unfinished_research(model::Report{}, true, false)) << "nothing asked is not a timeout";
+}
+
+// The race itself, through the production sub-run: Hacker News answers every search by
+// hanging, so each sub-run's requests are cut at the budget's instant by the same clock the
+// batch waits on. Whichever thread gets there first, the topic must be nomination-only.
+TEST(EnrichBatch, AHungTopicIsNominationOnlyHoweverTheDeadlineRaceFalls) {
+  testing_support::FakeUpstream fake([](const testing_support::FakeRequest&) { return testing_support::FakeReply::hang(); });
+  http::ClientOptions copts;
+  std::string err;
+  copts.host_map = *http::HostMap::parse(fake.host_map({{"hn.algolia.com", ""}}), &err);
+  auto client = std::make_shared<http::Client>(copts);
+  auto config = std::make_shared<const core::Config>();
+  const auto* hn = sources::find("hn");
+  ASSERT_NE(hn, nullptr);
+  constexpr int kRounds = 40;
+  int enriched = 0;
+  for (int round = 0; round < kRounds; ++round) {
+    auto ts = tasks({"quantum teleportation", "quantum error correction"});
+    for (auto& t : ts) {
+      t.client = client;
+      t.config = config;
+      t.sources = {hn};
+      t.depth = model::Depth::quick;
+    }
+    discover::BatchOptions opts;
+    opts.max_workers = 2;
+    opts.budget = std::chrono::milliseconds(40 + round % 7);  // vary where the deadline falls
+    opts.grace = 2s;  // cancelled sub-runs return at once; the grace only matters on a loaded machine
+    auto r = discover::enrich_batch(std::move(ts), discover::research_subrun, opts);
+    for (const auto& o : r.outcomes) {
+      enriched += o.status == EnrichStatus::enriched ? 1 : 0;
+      EXPECT_EQ(o.status, EnrichStatus::nomination_only) << "round " << round;
+      EXPECT_EQ(o.error, std::string(discover::kBudgetExhausted)) << "round " << round;
+    }
+  }
+  EXPECT_EQ(enriched, 0) << "of " << 2 * kRounds << " hung sub-runs";
 }

@@ -11,7 +11,7 @@
 
 namespace {
 
-model::Report ignores_cancellation(const discover::SubRunContext& ctx, std::stop_token stop) {
+discover::SubRunResult ignores_cancellation(const discover::SubRunContext& ctx, std::stop_token stop) {
   if (core::casefold(ctx.topic).find("quantum") == std::string::npos) return discover::research_subrun(ctx, std::move(stop));
   http::Request stuck;
   stuck.url = "https://hn.algolia.com/api/v1/search?query=stubborn-straggler";
