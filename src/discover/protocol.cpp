@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "core/json.hpp"
 #include "core/text.hpp"
 #include "model/source_status_json.hpp"
 
@@ -281,9 +282,10 @@ Bundle meta_from_json(const Fields& f) {
 // Runs a reader over a document; a FieldError becomes the error text.
 template <typename Read>
 auto read_document(std::string_view text, std::string_view kind, std::string* error, Read read) -> std::optional<decltype(read(Fields(json::object(), "")))> {
-  const json j = json::parse(text, nullptr, false);
+  const auto parsed = core::json::parse(text);
   try {
-    if (j.is_discarded()) throw FieldError("it is not valid JSON");
+    if (!parsed) throw FieldError(parsed.too_deep ? "it is " + parsed.error : std::string("it is not valid JSON"));
+    const json& j = *parsed.value;
     const Fields f(j, "");
     if (f.str("kind", "") != kind) f.bad("kind", fmt::format("\"{}\"", kind).c_str());
     return read(f);
@@ -323,8 +325,10 @@ std::optional<Judgments> parse_judgments(std::string_view text, std::string* err
     if (error) *error = "--judgments: " + why;
     return std::nullopt;
   };
-  const json j = json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return fail("not a JSON object");
+  const auto parsed = core::json::parse(text);
+  if (parsed.too_deep) return fail(parsed.error);
+  if (!parsed || !parsed.value->is_object()) return fail("not a JSON object");
+  const json& j = *parsed.value;
   Judgments out;
   if (!j.contains("bundle_id") || !j["bundle_id"].is_string()) return fail("'bundle_id' (string) is required");
   out.bundle_id = j["bundle_id"].get<std::string>();
@@ -362,8 +366,10 @@ std::optional<Angles> parse_angles(std::string_view text, std::string* error) {
     if (error) *error = "--angles: " + why;
     return std::nullopt;
   };
-  const json j = json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return fail("not a JSON object");
+  const auto parsed = core::json::parse(text);
+  if (parsed.too_deep) return fail(parsed.error);
+  if (!parsed || !parsed.value->is_object()) return fail("not a JSON object");
+  const json& j = *parsed.value;
   Angles out;
   if (!j.contains("bundle_id") || !j["bundle_id"].is_string()) return fail("'bundle_id' (string) is required");
   out.bundle_id = j["bundle_id"].get<std::string>();

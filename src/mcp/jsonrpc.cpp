@@ -1,5 +1,7 @@
 #include "mcp/jsonrpc.hpp"
 
+#include "core/json.hpp"
+
 namespace mcp {
 
 Message classify(const json& v) {
@@ -44,14 +46,15 @@ Line parse_line(std::string_view line) {
   std::size_t i = 0;
   while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
   if (i == line.size()) return out;
-  auto v = json::parse(line, nullptr, false);
-  if (v.is_discarded()) {
+  auto parsed = core::json::parse(line);
+  if (!parsed) {
     Message m;
     m.error_code = code::parse_error;
-    m.error_message = "not valid JSON";
+    m.error_message = parsed.too_deep ? parsed.error : "not valid JSON";
     out.messages.push_back(std::move(m));
     return out;
   }
+  const json& v = *parsed.value;
   if (v.is_array()) {
     out.batch = true;
     if (v.empty()) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/exit.hpp"
+#include "core/json.hpp"
 #include "core/log.hpp"
 #include "core/redact.hpp"
 #include "mcp/jsonrpc.hpp"
@@ -123,7 +124,7 @@ void progress(State& st, Call& call, std::string message, std::optional<int> tot
 }
 
 json success(const std::string& json_text, const std::string& markdown, const std::string& protocol) {
-  json structured = json::parse(core::redact::scrub(json_text), nullptr, false);
+  json structured = core::json::parse_or_discarded(core::redact::scrub(json_text));
   if (structured.is_discarded()) return tool_error("internal error: the report did not serialize");
   json content = json::array({text_block(core::redact::scrub(markdown))});
   // 2025-03-26 has no structuredContent: those clients get the JSON as text too.

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/fold.hpp"
+#include "core/json.hpp"
 #include "core/text.hpp"
 #include "pipeline/corpus.hpp"
 #include "sources/source.hpp"
@@ -484,8 +485,10 @@ std::optional<model::Plan> parse_host_plan(std::string_view json_text, std::stri
     if (error) *error = std::move(why);
     return std::nullopt;
   };
-  const auto j = nlohmann::json::parse(json_text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return fail("--plan is not a JSON object");
+  const auto parsed = core::json::parse(json_text);
+  if (parsed.too_deep) return fail("--plan: " + parsed.error);
+  if (!parsed || !parsed.value->is_object()) return fail("--plan is not a JSON object");
+  const nlohmann::json& j = *parsed.value;
   model::Plan p;
   p.from_host = true;
   if (auto it = j.find("intent"); it != j.end()) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "core/json.hpp"
 #include "core/text.hpp"
 #include "core/time.hpp"
 #include "sources/common.hpp"
@@ -113,7 +114,7 @@ std::optional<model::Item> parse_issue(const json& i) {
 Failure explain(const Fetched& f) {
   Failure out = *f.failure;
   if (f.response.status != 422) return out;
-  auto doc = json::parse(f.response.body, nullptr, false);
+  auto doc = core::json::parse_or_discarded(f.response.body);
   std::string why = doc.is_discarded() ? "" : str(doc, "message");
   if (!doc.is_discarded()) {
     if (auto errs = doc.find("errors"); doc.is_object() && errs != doc.end() && errs->is_array())

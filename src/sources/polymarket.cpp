@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "core/json.hpp"
 #include "core/text.hpp"
 #include "sources/common.hpp"
 
@@ -57,7 +58,7 @@ json decoded_list(const json& obj, std::string_view key) {
   if (it == obj.end()) return json::array();
   if (it->is_array()) return *it;
   if (it->is_string()) {
-    auto inner = json::parse(it->get_ref<const std::string&>(), nullptr, false);
+    auto inner = core::json::parse_or_discarded(it->get_ref<const std::string&>());
     if (!inner.is_discarded() && inner.is_array()) return inner;
   }
   return json::array();

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 
+#include "core/json.hpp"
 #include "core/text.hpp"
 #include "core/time.hpp"
 #include "core/url.hpp"
@@ -181,7 +182,7 @@ std::optional<Failure> parse_searxng(const std::string& body, core::UnixSeconds 
 // Brave's own error codes: {"type":"ErrorResponse","error":{"code":"SUBSCRIPTION_TOKEN_INVALID","detail":...}}.
 Failure explain_brave(const Fetched& f) {
   Failure out = *f.failure;
-  auto doc = json::parse(f.response.body, nullptr, false);
+  auto doc = core::json::parse_or_discarded(f.response.body);
   const json* err = nullptr;
   if (!doc.is_discarded() && doc.is_object()) {
     if (auto e = doc.find("error"); e != doc.end() && e->is_object()) err = &*e;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/json.hpp"
 #include "core/text.hpp"
 #include "core/time.hpp"
 #include "sources/common.hpp"
@@ -174,7 +175,7 @@ std::string reset_text(const http::Response& r) {
 // X's problem documents: {"title","detail","type","reason"} or {"errors":[{"message"}]}.
 Failure explain(const Fetched& f) {
   const auto& r = f.response;
-  auto doc = json::parse(r.body, nullptr, false);
+  auto doc = core::json::parse_or_discarded(r.body);
   std::string title, detail, reason;
   if (!doc.is_discarded() && doc.is_object()) {
     title = str(doc, "title");

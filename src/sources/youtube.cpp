@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "core/json.hpp"
 #include "core/text.hpp"
 #include "core/time.hpp"
 #include "proc/subprocess.hpp"
@@ -51,7 +52,7 @@ void engage_statistics(model::Item& item, const json& stats) {
 // Google's error document: {"error":{"code","message","errors":[{"reason"}],"details":[{"reason"}]}}.
 Failure explain(const Fetched& f) {
   Failure out = *f.failure;
-  auto doc = json::parse(f.response.body, nullptr, false);
+  auto doc = core::json::parse_or_discarded(f.response.body);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("error") || !doc["error"].is_object()) return out;
   const json& err = doc["error"];
   std::vector<std::string> reasons;
@@ -260,7 +261,7 @@ SourceResult ytdlp_search(const Query& q, Env& env, const std::string& program) 
   int rank = 0, malformed = 0, outside = 0;
   const auto res = proc::run_lines(o, [&](std::string_view line) {
     if (core::trim(line).empty()) return true;
-    auto doc = json::parse(line, nullptr, false);
+    auto doc = core::json::parse_or_discarded(line);
     auto item = doc.is_discarded() ? std::nullopt : parse_entry(doc);
     if (!item) {
       ++malformed;
