@@ -29,7 +29,7 @@ core::Deadline store_deadline(core::Deadline run_deadline) {
 }
 
 std::unique_ptr<store::Store> open_store(const RunContext& ctx, const persist::Writer& writer, core::Deadline deadline,
-                                         Problem* problem) {
+                                         Problem* problem, std::string* unanswered) {
   std::string error;
   const auto where = store::locate(ctx.config, &error);
   if (!where) {
@@ -38,6 +38,10 @@ std::unique_ptr<store::Store> open_store(const RunContext& ctx, const persist::W
   }
   try {
     return store::Store::open(*where, writer, deadline);
+  } catch (const store::Unanswered& e) {
+    if (unanswered) *unanswered = e.what();
+    else *problem = {1, e.what()};
+    return nullptr;
   } catch (const store::Error& e) {
     *problem = {1, e.what()};
     return nullptr;

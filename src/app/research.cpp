@@ -26,13 +26,23 @@ std::vector<const sources::Source*> allowed_sources(const std::vector<std::strin
 
 namespace {
 
+// The topic's words, joined by '-'. Words alone lose what set two topics apart ("a/b" and
+// "a b", "a-b", a long topic cut at 60 bytes), so unless the name spells the whole topic
+// -- its words separated by single spaces, up to case -- a hash of the topic follows.
 std::string slug(const std::string& topic) {
-  std::string out;
+  std::string out, words;
+  bool cut = false;
   for (const auto& t : core::tokenize(topic)) {
-    if (out.size() + t.size() > 60) break;
+    words += (words.empty() ? "" : " ") + t;
+    if (cut || out.size() + t.size() > 60) {
+      cut = true;
+      continue;
+    }
     out += (out.empty() ? "" : "-") + t;
   }
-  return out.empty() ? "topic" : out;
+  const std::string spelled = core::collapse_whitespace(topic);
+  if (!out.empty() && !cut && core::casefold(spelled) == words) return out;
+  return (out.empty() ? "topic" : out) + "-" + core::hex64(core::fnv1a64(spelled)).substr(0, 10);
 }
 
 }  // namespace

@@ -98,9 +98,13 @@ void limit_stories(model::Report& report, int limit);
 // ---- the research store -----------------------------------------------------------------
 
 // Opens the research store, or says why not (2 for a malformed setting, 1 for a store
-// that cannot be opened).
+// that cannot be opened). With `unanswered`, a store that did not answer in time
+// (store::Unanswered) is no problem: its message goes there, so the caller can go on without it.
 std::unique_ptr<store::Store> open_store(const RunContext& ctx, const persist::Writer& writer, core::Deadline deadline,
-                                         Problem* problem);
+                                         Problem* problem, std::string* unanswered = nullptr);
+// How long research waits for the store to connect and check its schema: a frozen server
+// costs this much of the run, not all of it.
+inline constexpr core::Millis kStoreOpenShare{5000};
 // The store's share after a run: the run's own deadline, at least half a second from now.
 core::Deadline store_deadline(core::Deadline run_deadline);
 // After the run: marks each report's history and seen_before, then records them all in

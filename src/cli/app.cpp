@@ -15,11 +15,14 @@
 #include "cli/options.hpp"
 #include "core/exit.hpp"
 #include "core/file.hpp"
+#include "core/json.hpp"
 #include "core/log.hpp"
 #include "core/redact.hpp"
 #include "core/text.hpp"
 #include "http/client.hpp"
 #include "mcp/server.hpp"
+#include "pipeline/research.hpp"
+#include "store/store.hpp"
 
 namespace cli {
 
@@ -40,11 +43,12 @@ std::optional<core::UnixSeconds> replay_clock(const std::string& dir, core::Unix
                  : text.error.message;
     return std::nullopt;
   }
-  const auto j = nlohmann::json::parse(*text.text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    *error = fmt::format("{}: not a JSON object", path.string());
+  const auto parsed = core::json::parse(*text.text);
+  if (!parsed || !parsed.value->is_object()) {
+    *error = fmt::format("{}: {}", path.string(), parsed.too_deep ? parsed.error : std::string("not a JSON object"));
     return std::nullopt;
   }
+  const nlohmann::json& j = *parsed.value;
   const auto now = j.find("now");
   // A recording is made by a clock this program could have read: after 2000, not in the future.
   constexpr core::UnixSeconds kY2k = 946684800;
@@ -55,8 +59,26 @@ std::optional<core::UnixSeconds> replay_clock(const std::string& dir, core::Unix
   return now->get<core::UnixSeconds>();
 }
 
-bool write_record_meta(const std::string& dir, core::UnixSeconds now, const persist::Writer& writer) {
-  return writer.write(fs::path(dir) / kRunMeta, nlohmann::json{{"now", now}, {"version", L30_VERSION}}.dump(1) + "\n");
+std::string record_meta(core::UnixSeconds now) {
+  return nlohmann::json{{"now", now}, {"version", L30_VERSION}}.dump(1) + "\n";
+}
+
+// What --output must never be: a file this run (or any run) reads or keeps. Writing the
+// brief there would replace it -- the store, its journal files, the config, a recording.
+std::optional<std::string> output_clash(const Options& o, const core::Config& config) {
+  const fs::path out(o.output_file);
+  std::string ignored;
+  if (auto where = store::locate(config, &ignored); where && where->kind == store::Location::Kind::sqlite)
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+      if (core::same_file(out, where->target + suffix))
+        return fmt::format("--output '{}' is the research store{} ({}): writing the brief there would destroy it", o.output_file,
+                           *suffix ? std::string(" file ") + suffix : std::string(), where->display);
+  if (auto env = config.env_file_path(); env && core::same_file(out, *env))
+    return fmt::format("--output '{}' is the config file {}", o.output_file, *env);
+  for (const std::string* dir : {&o.record_dir, &o.replay_dir})
+    if (!dir->empty() && core::inside_directory(out, *dir))
+      return fmt::format("--output '{}' is inside the recording '{}'", o.output_file, *dir);
+  return std::nullopt;
 }
 
 int usage(const std::string& message) { return fail(2, message); }
@@ -84,10 +106,12 @@ int run(int argc, const char* const* argv, const TestSeams& seams) {
   core::log::set_quiet(o.quiet);
   if (!parsed.note.empty()) std::fprintf(stderr, "last30days: %s\n", parsed.note.c_str());
   // Where the output goes is settled before any work: an impossible --output fails now,
-  // not after a 30 s run, and a FIFO gets its writer now.
+  // not after a 30 s run, and a FIFO gets its writer now -- if a reader comes within the
+  // run's timeout.
   std::string output_error;
   const bool to_stdout = o.output_file.empty() || o.output_file == "-";
-  auto output = writer.open(to_stdout ? "-" : o.output_file, persist::Writer::Parents::must_exist, &output_error);
+  const auto reader_wait = o.timeout_seconds ? core::millis_from_seconds(*o.timeout_seconds) : pipeline::profile(o.depth).run_timeout;
+  auto output = writer.open(to_stdout ? "-" : o.output_file, persist::Writer::Parents::must_exist, &output_error, reader_wait);
   if (!output && to_stdout) {
     std::fprintf(stderr, "last30days: cannot write to stdout: %s\n", output_error.c_str());
     return 1;
@@ -96,11 +120,21 @@ int run(int argc, const char* const* argv, const TestSeams& seams) {
 
   app::RunContext ctx{core::Config::from_process(), wall_now, nullptr};
   if (seams.subrun != nullptr) ctx.subrun = seams.subrun;
-  for (const auto& secret : ctx.config.secret_values()) core::redact::add_secret(secret);
+  for (const auto& [key, value] : ctx.config.secrets()) {
+    core::redact::add_secret(value);
+    // "false", "1234", `": "`: indistinguishable from the output's own text, so it can be
+    // kept out of upstream text and fields but not out of a finished document's syntax.
+    if (value.size() < core::redact::kMinSecretBytes || core::redact::unsafe_in_text(value))
+      core::log::warn("{} is too short or too common to be told apart from ordinary output: it is redacted from what "
+                      "upstream sends, not from the brief's own text (is it the real credential?)",
+                      key);
+  }
   if (!ctx.config.file_error().empty()) return usage(ctx.config.file_error());
   for (const auto& w : config_warnings(ctx.config)) std::fprintf(stderr, "last30days: warning: %s\n", w.c_str());
   if (auto key = ctx.config.malformed_credential())
     return usage(fmt::format("{} contains a control character (a line break?): fix it in the environment or the config file", *key));
+  if (!to_stdout)
+    if (auto clash = output_clash(o, ctx.config)) return usage(*clash);
   if (o.save && !app::memory_dir(o.save_dir, ctx.config))
     return usage("--save: HOME is not an absolute path; give --save-dir DIR or set LAST30DAYS_MEMORY_DIR");
 
@@ -110,10 +144,6 @@ int run(int argc, const char* const* argv, const TestSeams& seams) {
     const auto t = replay_clock(o.replay_dir, wall_now, &error);
     if (!t) return usage("--replay: " + error);
     ctx.now = *t;
-  }
-  if (!o.record_dir.empty() && !write_record_meta(o.record_dir, ctx.now, writer)) {
-    std::fprintf(stderr, "last30days: --record: cannot write to '%s'\n", o.record_dir.c_str());
-    return 2;
   }
 
   http::ClientOptions copts;
@@ -127,6 +157,7 @@ int run(int argc, const char* const* argv, const TestSeams& seams) {
     copts.host_map = std::move(*map);
   }
   copts.record_dir = o.record_dir;
+  if (!o.record_dir.empty()) copts.record_meta = record_meta(ctx.now);  // run.json, written by the cassette
   copts.replay_dir = o.replay_dir;
   try {
     ctx.client = std::make_shared<http::Client>(std::move(copts));

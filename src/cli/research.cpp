@@ -4,13 +4,14 @@
 
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
+#include "core/log.hpp"
 #include "core/redact.hpp"
 #include "core/text.hpp"
 
 namespace cli {
 
 int fail(int code, const std::string& message) {
-  std::fprintf(stderr, "last30days: %s\n", core::redact::scrub(message).c_str());
+  std::fprintf(stderr, "last30days: %s\n", core::redact::scrub_value(message).c_str());
   return code;
 }
 
@@ -45,13 +46,21 @@ app::ResearchRequest research_request(const Options& o) {
 
 int research_command(const Options& o, const Frame& f) {
   const auto request = research_request(o);
-  // The store is opened first: a broken store fails fast, before any request is made.
+  // The store is opened first: a broken store fails fast, before any request is made. One
+  // that does not answer within its share (a frozen server) costs only that share: the
+  // research runs and prints, and the run ends with the store's error, not recorded.
   std::unique_ptr<store::Store> db;
+  std::optional<std::string> store_error;
   const auto deadline = core::Deadline::in(app::run_budget(request));
   if (o.store) {
     app::Problem problem;
-    db = app::open_store(f.ctx, f.writer, deadline, &problem);
-    if (!db) return fail(problem);
+    std::string unanswered;
+    db = app::open_store(f.ctx, f.writer, deadline.earliest(core::Deadline::in(app::kStoreOpenShare)), &problem, &unanswered);
+    if (!db && unanswered.empty()) return fail(problem);
+    if (!db) {
+      core::log::warn("{}: researching without it", unanswered);
+      store_error = std::move(unanswered);
+    }
   }
   const auto started = core::now_unix();
   const auto window = model::Window::ending(o.as_of.value_or(f.ctx.now), o.days);
@@ -64,7 +73,6 @@ int research_command(const Options& o, const Frame& f) {
   if (!run.ok()) return fail(2, run.error);
   // Only this top-level command records, after the run (spec §6.4); a comparison stores
   // each entity as its own topic, in one transaction.
-  std::optional<std::string> store_error;
   if (db) store_error = app::remember(*db, run.reports(), started, deadline);
   if (int rc = emit(f.output, app::render_research(o.emit, run, story_limit(o)))) return rc;
   if (o.save && !app::save_brief(o.save_dir, f.ctx.config, run.topic(), app::render_research(Emit::md, run, story_limit(o)),

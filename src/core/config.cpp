@@ -27,6 +27,8 @@ bool Config::is_secret_key(std::string_view key) {
 
 std::map<std::string, std::string> Config::parse_env_file(std::string_view text) {
   std::map<std::string, std::string> out;
+  // Editors on Windows start a UTF-8 file with a byte order mark; it is not part of the first key.
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   std::istringstream in{std::string(text)};
   std::string line;
   while (std::getline(in, line)) {
@@ -71,10 +73,10 @@ std::optional<std::string> Config::get(std::string_view key) const {
   return std::nullopt;
 }
 
-std::vector<std::string> Config::secret_values() const {
-  std::vector<std::string> out;
+std::vector<std::pair<std::string, std::string>> Config::secrets() const {
+  std::vector<std::pair<std::string, std::string>> out;
   for (auto k : kSecretKeys)
-    if (auto v = get(k); v && v->size() >= 4) out.push_back(*v);
+    if (auto v = get(k)) out.emplace_back(std::string(k), *v);
   return out;
 }
 

@@ -79,3 +79,43 @@ FileText read_file_capped(const std::filesystem::path& path, std::size_t max_byt
 }
 
 }  // namespace core
+
+namespace core {
+
+namespace {
+
+struct Identity {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  std::string name;  // set for a path that does not exist: its name in directory (dev, ino)
+  bool known = false;
+  bool operator==(const Identity& o) const { return known && o.known && dev == o.dev && ino == o.ino && name == o.name; }
+};
+
+Identity identity(const std::filesystem::path& path) {
+  Identity id;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    id = {st.st_dev, st.st_ino, {}, true};
+    return id;
+  }
+  const auto parent = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  if (::stat(parent.c_str(), &st) == 0 && path.has_filename()) id = {st.st_dev, st.st_ino, path.filename().string(), true};
+  return id;
+}
+
+}  // namespace
+
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) { return identity(a) == identity(b); }
+
+bool inside_directory(const std::filesystem::path& path, const std::filesystem::path& dir) {
+  // A symlink at the path is judged by the file it leads to, as the writer follows it.
+  std::error_code ec;
+  auto real = std::filesystem::weakly_canonical(path, ec);
+  if (ec) real = path;
+  const auto parent = real.has_parent_path() ? real.parent_path() : std::filesystem::path(".");
+  const Identity p = identity(parent), d = identity(dir);
+  return p.known && p.name.empty() && p == d;
+}
+
+}  // namespace core

@@ -31,4 +31,11 @@ struct FileText {
 
 FileText read_file_capped(const std::filesystem::path& path, std::size_t max_bytes);
 
+// Whether two paths name one file: the same inode (through symlinks and hard links), or,
+// for one that does not exist yet, the same name in the same directory. So "research.db-wal"
+// before SQLite made it is still the store's WAL.
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
+// Whether `path` names an entry directly inside directory `dir` (by the directory's inode).
+bool inside_directory(const std::filesystem::path& path, const std::filesystem::path& dir);
+
 }  // namespace core

@@ -37,7 +37,7 @@ void set_line_sink(std::function<void(std::string_view)> sink) {
 }
 
 void write(Level level, std::string_view message) {
-  const std::string line = core::redact::scrub(message);
+  const std::string line = core::redact::scrub_value(message);
   auto& st = state();
   std::lock_guard lock(st.mu);
   if ((level == Level::progress && (!st.progress || st.quiet)) || (level == Level::info && st.quiet)) return;

@@ -19,7 +19,8 @@ using Patterns = std::vector<std::string>;
 struct State {
   std::mutex mu;
   std::vector<std::string> secrets;  // raw values, for de-duplication
-  std::shared_ptr<const Patterns> patterns = std::make_shared<const Patterns>();
+  std::shared_ptr<const Patterns> patterns = std::make_shared<const Patterns>();        // safe in text
+  std::shared_ptr<const Patterns> value_patterns = std::make_shared<const Patterns>();  // all forms
   std::atomic<bool> any{false};
 };
 // Leaked on purpose: abandoned workers may log (and so scrub) during static destruction.
@@ -90,7 +91,27 @@ std::vector<std::string> forms_of(std::string_view value) {
   return out;
 }
 
+void add_form(Patterns& to, std::string form) {
+  if (std::find(to.begin(), to.end(), form) == to.end()) to.push_back(std::move(form));
+}
+
+// Longest first, so an interval starts at the widest form found there.
+void longest_first(Patterns& p) {
+  std::sort(p.begin(), p.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+}
+
+std::string scrub_with(std::string_view text, bool values);
+
 }  // namespace
+
+bool unsafe_in_text(std::string_view form) {
+  // What JSON consists of outside its strings: literals, numbers, punctuation, space.
+  constexpr std::string_view kSyntax = " \t\r\n{}[]:,0123456789.+-eEtruefalsn";
+  if (form.find_first_of("\"\\") != std::string_view::npos) return true;  // may straddle a string's end or eat an escape
+  if (form.find_first_not_of(kSyntax) == std::string_view::npos) return true;
+  const bool word = std::all_of(form.begin(), form.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+  return word && form.size() < 8;  // a word like "title" or "span": a key or a tag of ours
+}
 
 void add_secret(std::string_view value) {
   if (value.size() < kMinSecretBytes) return;
@@ -98,22 +119,32 @@ void add_secret(std::string_view value) {
   std::lock_guard lock(st.mu);
   if (std::find(st.secrets.begin(), st.secrets.end(), value) != st.secrets.end()) return;
   st.secrets.emplace_back(value);
-  auto next = std::make_shared<Patterns>(*st.patterns);
-  for (auto& f : forms_of(value))
-    if (f.size() >= kMinSecretBytes && std::find(next->begin(), next->end(), f) == next->end()) next->push_back(std::move(f));
-  // Longest first, so an interval starts at the widest form found there.
-  std::sort(next->begin(), next->end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
-  st.patterns = std::move(next);
+  auto text = std::make_shared<Patterns>(*st.patterns);
+  auto values = std::make_shared<Patterns>(*st.value_patterns);
+  for (auto& f : forms_of(value)) {
+    if (f.size() < kMinSecretBytes) continue;
+    if (!unsafe_in_text(f)) add_form(*text, f);
+    add_form(*values, std::move(f));
+  }
+  longest_first(*text);
+  longest_first(*values);
+  st.patterns = std::move(text);
+  st.value_patterns = std::move(values);
   st.any.store(true, std::memory_order_release);
 }
 
-std::string scrub(std::string_view text) {
+std::string scrub(std::string_view text) { return scrub_with(text, false); }
+std::string scrub_value(std::string_view value) { return scrub_with(value, true); }
+
+namespace {
+
+std::string scrub_with(std::string_view text, bool values) {
   auto& st = state();
   if (!st.any.load(std::memory_order_acquire)) return std::string(text);
   std::shared_ptr<const Patterns> patterns;
   {
     std::lock_guard lock(st.mu);
-    patterns = st.patterns;
+    patterns = values ? st.value_patterns : st.patterns;
   }
   // Every match is located in the input, then overlapping matches are merged: the
   // output is never searched again, so no value (not even one that occurs inside
@@ -141,5 +172,7 @@ std::string scrub(std::string_view text) {
   out.append(text.substr(copied));
   return out;
 }
+
+}  // namespace
 
 }  // namespace core::redact

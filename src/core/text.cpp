@@ -246,7 +246,7 @@ std::size_t utf8_length(std::string_view s) {
 
 std::string truncate_utf8(std::string_view text, std::size_t max_bytes) {
   // Redact before cutting: a cut secret no longer matches, and its prefix would leak.
-  const std::string scrubbed = redact::scrub(text);
+  const std::string scrubbed = redact::scrub_value(text);
   const std::string_view s = scrubbed;
   if (s.size() <= max_bytes) return scrubbed;
   std::size_t cut = max_bytes;

@@ -1,13 +1,20 @@
 #include "http/cassette.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
+#include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 
 #include "core/file.hpp"
+#include "core/json.hpp"
 #include "core/log.hpp"
 #include "core/redact.hpp"
 #include "core/text.hpp"
@@ -24,11 +31,13 @@ bool valid_utf8(std::string_view s) { return core::sanitize_utf8(s).size() == s.
 
 bool secret_field(std::string_view name) {
   const std::string n = core::lower_ascii(name);
-  for (std::string_view w : {"token", "jwt", "secret", "password", "apikey", "api_key", "authorization"})
+  // "email": an account's address in a session answer is personal, recorded like a credential.
+  for (std::string_view w : {"token", "jwt", "secret", "password", "apikey", "api_key", "authorization", "email"})
     if (n.find(w) != std::string::npos) return true;
   return false;
 }
 
+// Values are redacted before the document is serialised again (the parser bounds the depth).
 void redact_json(json& j) {
   if (j.is_object()) {
     for (auto& [k, v] : j.items()) {
@@ -37,6 +46,8 @@ void redact_json(json& j) {
     }
   } else if (j.is_array()) {
     for (auto& v : j) redact_json(v);
+  } else if (j.is_string()) {
+    j = core::redact::scrub_value(j.get_ref<const std::string&>());
   }
 }
 
@@ -65,19 +76,66 @@ bool is_secret_param(std::string_view name) {
          n.find("token") != std::string::npos || n.find("secret") != std::string::npos;
 }
 
-Cassette::Cassette(std::string dir, Mode mode, std::size_t max_body) : dir_(std::move(dir)), mode_(mode), max_body_(max_body) {
+Cassette::Cassette(std::string dir, Mode mode, std::size_t max_body, std::string_view meta)
+    : dir_(std::move(dir)), mode_(mode), max_body_(max_body) {
   std::error_code ec;
   if (mode_ == Mode::record) {
     fs::create_directories(dir_, ec);
-    if (ec || !fs::is_directory(dir_)) throw std::runtime_error("cannot create record directory " + dir_);
+    if (ec || !fs::is_directory(dir_)) throw std::runtime_error("--record: cannot create the directory '" + dir_ + "'");
+    dir_fd_ = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd_ < 0) throw std::runtime_error("--record: cannot open the directory '" + dir_ + "': " + std::strerror(errno));
+    std::string error;
+    if (!meta.empty() && !write_entry("run.json", meta, &error)) {
+      ::close(dir_fd_);
+      throw std::runtime_error("--record: cannot write to '" + dir_ + "': " + error);
+    }
   } else if (!fs::is_directory(dir_, ec)) {
     throw std::runtime_error("replay directory " + dir_ + " does not exist");
   }
 }
 
+Cassette::~Cassette() {
+  if (dir_fd_ >= 0) ::close(dir_fd_);
+}
+
+bool Cassette::write_entry(const std::string& name, std::string_view content, std::string* error) {
+  static std::atomic<unsigned> counter{0};
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
+    tmp = "." + name + "." + core::hex64(rng() ^ counter.fetch_add(1)) + ".tmp";
+    fd = ::openat(dir_fd_, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0) {
+    *error = std::strerror(errno);
+    return false;
+  }
+  bool ok = true;
+  for (std::size_t done = 0; ok && done < content.size();) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) ok = false;
+    else done += static_cast<std::size_t>(n);
+  }
+  if (!ok) *error = std::strerror(errno);
+  if (::close(fd) != 0 && ok) {
+    ok = false;
+    *error = std::strerror(errno);
+  }
+  // Within the directory: a symlink (or anything but a directory) at `name` is replaced, never followed.
+  if (ok && ::renameat(dir_fd_, tmp.c_str(), dir_fd_, name.c_str()) != 0) {
+    ok = false;
+    *error = std::strerror(errno);
+  }
+  if (!ok) ::unlinkat(dir_fd_, tmp.c_str(), 0);
+  return ok;
+}
+
 std::string Cassette::redact_url(std::string_view url) const {
   auto u = core::Url::parse(url);
-  if (!u) return core::redact::scrub(url);
+  if (!u) return core::redact::scrub_value(url);
   std::string q;
   for (auto& [k, v] : core::split_query(u->query)) {
     if (!q.empty()) q += '&';
@@ -86,12 +144,13 @@ std::string Cassette::redact_url(std::string_view url) const {
   }
   u->query = q;
   u->fragment.clear();
-  return core::redact::scrub(u->str());
+  return core::redact::scrub_value(u->str());
 }
 
 std::string Cassette::redact_body(std::string_view body, std::string_view content_type) const {
   if (content_type.find("json") != std::string_view::npos) {
-    json j = json::parse(body, nullptr, false);
+    // Too deep for the parser: kept as text, scrubbed like any other body.
+    json j = core::json::parse_or_discarded(body);
     if (!j.is_discarded()) {
       redact_json(j);
       return core::redact::scrub(j.dump(-1, ' ', false, json::error_handler_t::replace));
@@ -103,9 +162,10 @@ std::string Cassette::redact_body(std::string_view body, std::string_view conten
       if (!out.empty()) out += '&';
       out += k + "=" + (is_secret_param(k) ? std::string("REDACTED") : v);
     }
-    return core::redact::scrub(out);
+    return core::redact::scrub_value(out);
   }
-  return core::redact::scrub(body);
+  // Not a document we serialise: every form goes, even one that looks like syntax.
+  return core::redact::scrub_value(body);
 }
 
 std::string Cassette::key(std::string_view method, std::string_view url, std::string_view body) const {
@@ -128,9 +188,11 @@ std::optional<Response> Cassette::replay(std::string_view method, std::string_vi
   if (n < 0) return std::nullopt;
   const auto text = core::read_file_capped(p, entry_cap(max_body_));
   if (!text) return broken(text.error.message);
-  const json j = json::parse(*text.text, nullptr, false);
-  const auto bad = [&p](const char* what) { return broken("recording " + p.filename().string() + ": " + what); };
-  if (j.is_discarded() || !j.is_object()) return bad("not a JSON object");
+  const auto parsed = core::json::parse(*text.text);
+  const auto bad = [&p](std::string_view what) { return broken("recording " + p.filename().string() + ": " + std::string(what)); };
+  if (parsed.too_deep) return bad(parsed.error);
+  if (!parsed || !parsed.value->is_object()) return bad("not a JSON object");
+  const json& j = *parsed.value;
   const auto r = j.find("response");
   if (r == j.end() || !r->is_object()) return bad("no 'response' object");
   Response out;
@@ -173,10 +235,10 @@ void Cassette::record(std::string_view method, std::string_view url, std::string
   }
   json headers = json::array();
   for (const auto& h : resp.headers)
-    if (replayable_header(h.name)) headers.push_back({h.name, core::redact::scrub(h.value)});
+    if (replayable_header(h.name)) headers.push_back({h.name, core::redact::scrub_value(h.value)});
   json r = {{"status", resp.status},
             {"error", std::string(to_string(resp.error))},
-            {"error_detail", core::redact::scrub(resp.error_detail)},
+            {"error_detail", core::redact::scrub_value(resp.error_detail)},
             {"content_type", resp.content_type},
             {"headers", headers}};
   const std::string clean = redact_body(resp.body, resp.content_type);
@@ -188,21 +250,10 @@ void Cassette::record(std::string_view method, std::string_view url, std::string
     r["body_base64"] = std::move(b64);
   json doc = {{"request", {{"method", std::string(method)}, {"url", redact_url(url)}, {"body", redact_body(body, "")}}},
               {"response", r}};
-  const fs::path p = fs::path(dir_) / (k + "-" + std::to_string(n) + ".json");
-  const fs::path tmp = p.string() + ".tmp";
-  bool written = false;
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    f << doc.dump(1, ' ', false, json::error_handler_t::replace) << "\n";
-    f.close();
-    written = static_cast<bool>(f);
-  }
-  std::error_code ec;
-  if (written) fs::rename(tmp, p, ec);
-  if (!written || ec) {
-    fs::remove(tmp, ec);
-    core::log::warn("--record: cannot write {}", p.string());
-  }
+  const std::string name = k + "-" + std::to_string(n) + ".json";
+  std::string error;
+  if (!write_entry(name, doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n", &error))
+    core::log::warn("--record: cannot write {}: {}", (fs::path(dir_) / name).string(), error);
 }
 
 }  // namespace http

@@ -195,7 +195,7 @@ struct Client::Impl {
       cassette = std::make_unique<Cassette>(opts.replay_dir, Cassette::Mode::replay, opts.max_decoded_bytes);
       replay = true;
     } else if (!opts.record_dir.empty()) {
-      cassette = std::make_unique<Cassette>(opts.record_dir, Cassette::Mode::record, opts.max_decoded_bytes);
+      cassette = std::make_unique<Cassette>(opts.record_dir, Cassette::Mode::record, opts.max_decoded_bytes, opts.record_meta);
     }
     multi = curl_multi_init();
     if (multi == nullptr) throw std::runtime_error("curl_multi_init failed");

@@ -21,6 +21,7 @@ struct ClientOptions {
   std::string user_agent;
   HostMap host_map;
   std::string record_dir;  // --record
+  std::string record_meta;  // --record: run.json's content, written when the client starts
   std::string replay_dir;  // --replay: never touches the network
   std::size_t max_body_bytes = 8u << 20;      // on the wire
   std::size_t max_decoded_bytes = 32u << 20;  // after Content-Encoding

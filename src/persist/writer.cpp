@@ -1,6 +1,7 @@
 #include "persist/writer.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,12 +24,20 @@ namespace {
 
 std::string errno_text(int err) { return std::strerror(err); }
 
-// Writes all of it. EPIPE is reported as such: the reader went away.
-Output::Result write_all(int fd, std::string_view data, std::string* error) {
+// Writes all of it. EPIPE is reported as such: the reader went away. On a non-blocking
+// descriptor (a FIFO) a reader that takes nothing for `stall` is an error.
+Output::Result write_all(int fd, std::string_view data, std::string* error, std::chrono::milliseconds stall = {}) {
   while (!data.empty()) {
     const ssize_t n = ::write(fd, data.data(), data.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && errno == EPIPE) return Output::Result::reader_gone;
+    if (n < 0 && errno == EAGAIN && stall.count() > 0) {
+      pollfd p{fd, POLLOUT, 0};
+      const int ready = ::poll(&p, 1, static_cast<int>(stall.count()));
+      if (ready > 0 || (ready < 0 && errno == EINTR)) continue;
+      *error = fmt::format("its reader took nothing for {} s", stall.count() / 1000.0);
+      return Output::Result::failed;
+    }
     if (n <= 0) {
       *error = errno_text(n < 0 ? errno : EIO);
       return Output::Result::failed;
@@ -59,6 +68,7 @@ Output::Output(Output&& other) noexcept
     : kind_(other.kind_),
       name_(std::move(other.name_)),
       fd_(other.fd_),
+      stall_wait_(other.stall_wait_),
       temp_(std::move(other.temp_)),
       final_(std::move(other.final_)),
       done_(other.done_) {
@@ -99,7 +109,7 @@ Output::Result Output::write(std::string_view content, std::string* error) {
       }
     }
   }
-  Result r = write_all(fd_, clean, error);
+  Result r = write_all(fd_, clean, error, stall_wait_);
   if (r == Result::ok && kind_ == Kind::replace && ::fsync(fd_) != 0) {
     *error = errno_text(errno);
     r = Result::failed;
@@ -121,7 +131,31 @@ Output::Result Output::write(std::string_view content, std::string* error) {
   return r;
 }
 
-std::optional<Output> Writer::open(const fs::path& path, Parents parents, std::string* error) const {
+namespace {
+
+// A FIFO without a reader blocks open(O_WRONLY) forever: open it non-blocking instead
+// (ENXIO while nobody reads) and retry until `wait` has passed.
+int open_fifo(const std::string& p, std::chrono::milliseconds wait, std::string* error) {
+  const auto until = std::chrono::steady_clock::now() + wait;
+  for (;;) {
+    const int fd = ::open(p.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+    if (fd >= 0) return fd;
+    if (errno != ENXIO) {
+      *error = errno_text(errno);
+      return -1;
+    }
+    if (std::chrono::steady_clock::now() >= until) {
+      *error = fmt::format("it is a FIFO and nothing opened it for reading within {} s", wait.count() / 1000.0);
+      return -1;
+    }
+    ::usleep(20000);
+  }
+}
+
+}  // namespace
+
+std::optional<Output> Writer::open(const fs::path& path, Parents parents, std::string* error,
+                                   std::chrono::milliseconds reader_wait) const {
   const std::string p = path.string();
   if (p == "-") {
     const int flags = ::fcntl(STDOUT_FILENO, F_GETFL);
@@ -147,13 +181,16 @@ std::optional<Output> Writer::open(const fs::path& path, Parents parents, std::s
   }
   // A device, a FIFO, a pipe, or a symlink to nothing yet: written through, never replaced.
   if ((exists && !S_ISREG(target.st_mode)) || (is_link && !exists)) {
-    const int fd = ::open(p.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC | (exists ? 0 : O_CREAT | O_TRUNC), 0666);
+    const bool fifo = exists && S_ISFIFO(target.st_mode);
+    const int fd = fifo ? open_fifo(p, reader_wait, error)
+                        : ::open(p.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC | (exists ? 0 : O_CREAT | O_TRUNC), 0666);
     if (fd < 0) {
-      *error = errno_text(errno);
+      if (!fifo) *error = errno_text(errno);
       return std::nullopt;
     }
     Output out(Output::Kind::through, p);
     out.fd_ = fd;
+    if (fifo) out.stall_wait_ = reader_wait;
     return out;
   }
   std::error_code ec;

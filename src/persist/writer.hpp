@@ -13,11 +13,14 @@
 //  - a symlink is followed: its target is replaced that way when it is a regular file
 //    (the link itself stays), or written through otherwise;
 //  - anything else -- a character device, a FIFO, a pipe -- is opened and written
-//    through, never replaced;
+//    through, never replaced. A FIFO is opened without blocking: open() waits for a
+//    reader only until its reader_wait has passed, and a write waits for a stalled
+//    reader no longer than that between two bytes, then fails with a message;
 //  - "-" is stdout.
 // Every byte passes core::redact first.
 #include <sys/types.h>
 
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -60,6 +63,7 @@ class Output {
   Kind kind_;
   std::string name_;
   int fd_ = -1;
+  std::chrono::milliseconds stall_wait_{0};  // a non-blocking FIFO: the longest wait for its reader
   std::string temp_;   // replace: the temp file beside the target, while writing
   std::string final_;  // replace: the path the temp file is renamed to
   bool done_ = false;
@@ -73,10 +77,14 @@ class Writer {
   Writer& operator=(Writer&&) = delete;
 
   enum class Parents { create, must_exist };
+  // How long a FIFO may keep us waiting for a reader, unless the caller says (--output: the run's timeout).
+  static constexpr std::chrono::milliseconds kReaderWait{5000};
   // Opens a destination now (so an impossible one fails before any work), to be written
   // once later. "-" is stdout. nullopt with *error on failure. A FIFO is opened for
-  // writing here, which waits for its reader like a shell redirection does.
-  std::optional<Output> open(const std::filesystem::path& path, Parents parents, std::string* error) const;
+  // writing here: it waits for its reader like a shell redirection does, but only for
+  // reader_wait.
+  std::optional<Output> open(const std::filesystem::path& path, Parents parents, std::string* error,
+                             std::chrono::milliseconds reader_wait = kReaderWait) const;
   // open + write. False (and a log line) on failure; a reader gone away is not a failure.
   bool write(const std::filesystem::path& path, std::string_view content, Parents parents = Parents::create) const;
 

@@ -27,11 +27,11 @@ namespace {
 // re-tokenize an echoed secret into a form the final scrub would not recognise.
 void scrub_upstream(sources::SourceResult& r) {
   const auto scrub_opt = [](std::optional<std::string>& s) {
-    if (s) *s = core::redact::scrub(*s);
+    if (s) *s = core::redact::scrub_value(*s);
   };
-  r.reason = core::redact::scrub(r.reason);
+  r.reason = core::redact::scrub_value(r.reason);
   for (auto& it : r.items) {
-    for (auto* s : {&it.id, &it.title, &it.url, &it.snippet}) *s = core::redact::scrub(*s);
+    for (auto* s : {&it.id, &it.title, &it.url, &it.snippet}) *s = core::redact::scrub_value(*s);
     scrub_opt(it.discussion_url);
     scrub_opt(it.author);
     scrub_opt(it.container);

@@ -59,7 +59,7 @@ h3{font-size:1rem;margin:0 0 .25rem}
 .entity{border-top:2px solid var(--line);padding-top:.5rem}
 .scroll{overflow-x:auto}
 table.compare{border-collapse:collapse;font-size:.875rem;background:var(--card)}
-.compare th,.compare td{border:1px solid var(--line);padding:.25rem .6rem;text-align:left;vertical-align:top}
+.compare th,.compare td{border:1px solid var(--line);padding:.25rem .6rem;text-align:left;vertical-align:top;overflow-wrap:normal;word-break:normal}
 .compare td.bad{color:var(--bad)}
 blockquote{margin:.3rem 0 .3rem .25rem;padding-left:.6rem;border-left:3px solid var(--line);font-size:.9rem}
 @media (max-width:30rem){main{padding:.6rem}h1{font-size:1.25rem}article{padding:.6rem .7rem}}

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "core/json.hpp"
 #include "core/redact.hpp"
 #include "core/text.hpp"
 #include "core/time.hpp"
@@ -105,7 +106,7 @@ Pds pds_of(const json& session) {
 // XRPC errors: {"error":"ExpiredToken","message":"Token has expired"}. Only a short
 // alphanumeric code and a one-line message are ever quoted.
 std::pair<std::string, std::string> xrpc_error(const std::string& body) {
-  auto doc = json::parse(body, nullptr, false);
+  auto doc = core::json::parse_or_discarded(body);
   if (doc.is_discarded() || !doc.is_object()) return {};
   std::string code = str(doc, "error");
   if (code.size() > 40 || !std::all_of(code.begin(), code.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)); }))
@@ -149,6 +150,7 @@ Login create_session(Env& env, const Credentials& c) {
   // Registered before anything else can go wrong: from here on no way out can show them.
   core::redact::add_secret(access);
   core::redact::add_secret(str(*doc, "refreshJwt"));
+  core::redact::add_secret(str(*doc, "email"));  // a personal datum: kept out of every way out, like a credential
   if (!token_chars(access)) return fail(SourceState::schema_drift, "the session has no usable accessJwt");
   Pds pds = pds_of(*doc);
   Session s;

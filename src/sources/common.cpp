@@ -9,6 +9,7 @@
 #include <stop_token>
 #include <unordered_map>
 
+#include "core/json.hpp"
 #include "core/parallel.hpp"
 #include "core/redact.hpp"
 #include "core/text.hpp"
@@ -200,86 +201,11 @@ std::optional<std::string> null_out_of_range_numbers(std::string_view body) {
   return out;
 }
 
-// Builds the DOM from SAX events, dropping array elements past kMaxArrayElements (and
-// everything inside them) as they are read.
-class CappedDom {
- public:
-  using json = nlohmann::json;
-  explicit CappedDom(json& root) : root_(root) {}
-
-  bool null() { return put(nullptr); }
-  bool boolean(bool v) { return put(v); }
-  bool number_integer(json::number_integer_t v) { return put(v); }
-  bool number_unsigned(json::number_unsigned_t v) { return put(v); }
-  bool number_float(json::number_float_t v, const std::string&) { return put(v); }
-  bool string(std::string& v) { return put(std::move(v)); }
-  bool binary(json::binary_t&) { return false; }  // not in text JSON
-  bool start_object(std::size_t) { return open(json::object()); }
-  bool start_array(std::size_t) { return open(json::array()); }
-  bool key(std::string& k) {
-    if (skip_ == 0) key_ = std::move(k);
-    return true;
-  }
-  bool end_object() { return close(); }
-  bool end_array() { return close(); }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
-
- private:
-  // Where the next value goes; nullptr when its array is full. Only the open containers are
-  // on the stack, and a container is only appended to while it is the innermost one, so
-  // the pointers stay valid.
-  json* slot() {
-    if (stack_.empty()) return &root_;
-    json& parent = *stack_.back();
-    if (!parent.is_array()) return &parent[key_];
-    if (parent.size() >= kMaxArrayElements) return nullptr;
-    parent.push_back(nullptr);
-    return &parent.back();
-  }
-  template <typename V>
-  bool put(V&& v) {
-    if (skip_ > 0) return true;
-    if (json* s = slot()) *s = json(std::forward<V>(v));
-    return true;
-  }
-  bool open(json&& container) {
-    if (skip_ > 0) {
-      ++skip_;
-      return true;
-    }
-    json* s = slot();
-    if (s == nullptr) {
-      skip_ = 1;
-      return true;
-    }
-    *s = std::move(container);
-    stack_.push_back(s);
-    return true;
-  }
-  bool close() {
-    if (skip_ > 0) {
-      --skip_;
-      return true;
-    }
-    stack_.pop_back();
-    return true;
-  }
-
-  json& root_;
-  std::vector<json*> stack_;
-  std::string key_;
-  std::size_t skip_ = 0;  // depth inside a dropped element
-};
-
-// One parse under the array cap; nullopt when the text is not JSON.
-std::optional<nlohmann::json> parse_capped(std::string_view body) {
-  nlohmann::json doc;
-  CappedDom dom(doc);
-  try {
-    if (nlohmann::json::sax_parse(body, &dom)) return doc;
-  } catch (const nlohmann::json::exception&) {
-  }
-  return std::nullopt;
+// One parse under the array cap (core::json's depth limit applies).
+core::json::Parsed parse_capped(std::string_view body) {
+  core::json::ParseOptions options;
+  options.max_array_elements = kMaxArrayElements;
+  return core::json::parse(body, options);
 }
 
 }  // namespace
@@ -380,10 +306,10 @@ std::optional<nlohmann::json> parse_json(const std::string& body, Failure* failu
   if (!doc)
     if (auto tolerant = null_out_of_range_numbers(body)) doc = parse_capped(*tolerant);
   if (!doc) {
-    if (failure) *failure = {SourceState::schema_drift, "malformed or truncated JSON"};
+    if (failure) *failure = {SourceState::schema_drift, doc.too_deep ? doc.error : std::string("malformed or truncated JSON")};
     return std::nullopt;
   }
-  return doc;
+  return std::move(doc.value);
 }
 
 std::optional<double> num(const nlohmann::json& obj, std::string_view key) {
@@ -470,7 +396,7 @@ std::string headline(std::string_view text) {
   std::string line = core::collapse_whitespace(nl == std::string_view::npos ? text : text.substr(0, nl));
   if (line.empty()) line = core::collapse_whitespace(text);  // a post that starts with a blank line
   if (line.size() <= kMax) return line;
-  line = core::redact::scrub(line);  // before the cut: a cut secret would leak its prefix
+  line = core::redact::scrub_value(line);  // before the cut: a cut secret would leak its prefix
   if (line.size() <= kMax) return line;
   std::size_t cut = line.rfind(' ', kMax);
   if (cut == std::string::npos || cut < kMax / 2) cut = kMax;

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <memory>
 
+#include "core/log.hpp"
+#include "core/text.hpp"
 #include "store/backend.hpp"
 #include "store/schema.hpp"
 
@@ -32,6 +34,9 @@ class PgBackend final : public Backend {
     const char* values[] = {url.c_str(), "last30days", nullptr};
     conn_ = PQconnectStartParams(keys, values, 1);
     if (conn_ == nullptr) throw Error(fmt::format("research store {}: out of memory", display_));
+    // libpq prints server notices to stderr as they come; they are the store's warnings,
+    // said in the product's words (and through the log's redactor).
+    PQsetNoticeProcessor(conn_, &PgBackend::on_notice, this);
     if (PQstatus(conn_) == CONNECTION_BAD) fail_connection("cannot connect");
     PostgresPollingStatusType st = PGRES_POLLING_WRITING;
     while (st != PGRES_POLLING_OK) {
@@ -148,11 +153,17 @@ class PgBackend final : public Backend {
     }
   }
 
+  static void on_notice(void* self, const char* message) {
+    std::string text = message ? message : "";
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    core::log::warn("research store {}: {}", static_cast<PgBackend*>(self)->display_, core::printable_line(text));
+  }
+
   [[noreturn]] void timed_out(std::string_view doing) {
     // No PQcancel: it blocks on a server that does not answer. Closing is enough.
     PQfinish(conn_);
     conn_ = nullptr;
-    throw Error(fmt::format("research store {}: the server did not answer before the deadline ({})", display_, doing));
+    throw Unanswered(fmt::format("research store {}: the server did not answer before the deadline ({})", display_, doing));
   }
 
   [[noreturn]] void fail_connection(std::string_view what) {

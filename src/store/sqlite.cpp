@@ -227,6 +227,8 @@ class SqliteBackend final : public Backend {
     else if (primary == SQLITE_FULL)
       msg += " (the disk is full)";
     (void)what;
+    if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED || primary == SQLITE_INTERRUPT)
+      throw Unanswered(fmt::format("research store {}: {}", path_, msg));
     throw Error(fmt::format("research store {}: {}", path_, msg));
   }
 

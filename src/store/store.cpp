@@ -5,11 +5,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <random>
 #include <thread>
 #include <unordered_map>
 
+#include "core/log.hpp"
 #include "core/redact.hpp"
 #include "core/text.hpp"
 #include "core/url.hpp"
@@ -22,14 +26,29 @@ namespace store {
 
 namespace {
 
+// Stored values are read strictly: anything but the whole text being a number (a damaged
+// row, a hand edit) is Damaged -- a store error a reader can skip the row for -- never a
+// std::stoll exception that ends the run as an internal error.
+[[noreturn]] void damaged(const std::string& v, const char* what) {
+  throw Damaged(fmt::format("a damaged value in the research store: '{}' is not {}", core::printable_line(v.substr(0, 40)), what));
+}
 std::int64_t as_int(const std::optional<std::string>& v, std::int64_t fallback = 0) {
   if (!v || v->empty()) return fallback;
-  return std::stoll(*v);
+  std::int64_t out = 0;
+  const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), out);
+  if (ec != std::errc() || end != v->data() + v->size()) damaged(*v, "an integer");
+  return out;
 }
-double as_double(const std::optional<std::string>& v) { return v && !v->empty() ? std::stod(*v) : 0.0; }
+double as_double(const std::optional<std::string>& v) {
+  if (!v || v->empty()) return 0.0;
+  char* end = nullptr;
+  const double out = std::strtod(v->c_str(), &end);
+  if (end != v->c_str() + v->size() || !std::isfinite(out)) damaged(*v, "a number");
+  return out;
+}
 std::optional<core::UnixSeconds> as_time(const std::optional<std::string>& v) {
   if (!v || v->empty()) return std::nullopt;
-  return std::stoll(*v);
+  return as_int(v);
 }
 Param opt_param(const std::optional<core::UnixSeconds>& t) { return t ? Param(std::int64_t{*t}) : Param(nullptr); }
 
@@ -38,7 +57,7 @@ Param opt_param(const std::optional<core::UnixSeconds>& t) { return t ? Param(st
 constexpr std::size_t kRowsPerStatement = 250;
 
 // Nothing upstream-supplied or configured that is a secret may reach the store.
-std::string clean(std::string_view s) { return core::redact::scrub(core::sanitize_utf8(s)); }
+std::string clean(std::string_view s) { return core::redact::scrub_value(core::sanitize_utf8(s)); }
 
 // The runs table keeps source_status as the briefs print it (model/source_status_json.hpp),
 // its reasons scrubbed.
@@ -272,14 +291,27 @@ std::optional<std::int64_t> find_topic(Backend& db, std::string_view topic) {
 
 TopicMemory Store::memory(std::string_view topic, const std::vector<std::string>& url_keys) {
   TopicMemory mem;
+  int damaged_rows = 0;
+  std::string first_damage;
   transaction(*backend_, false, [&] {
     mem = {};
+    damaged_rows = 0;
+    first_damage.clear();
+    // A damaged row costs only itself: it is left out of the history, with a warning.
+    const auto skip = [&](const Damaged& e) {
+      if (damaged_rows++ == 0) first_damage = e.what();
+    };
     const auto tid = find_topic(*backend_, topic);
     if (!tid) return;
     for (const auto& r : backend_->query("SELECT id, finished_at FROM runs WHERE topic_id = ? ORDER BY id", {*tid})) {
-      mem.run_ids.push_back(as_int(r[0]));
-      const auto fin = as_int(r[1]);
-      if (!mem.history.last_run_at || fin > *mem.history.last_run_at) mem.history.last_run_at = fin;
+      try {
+        const auto id = as_int(r[0]);
+        const auto fin = as_int(r[1]);
+        mem.run_ids.push_back(id);
+        if (!mem.history.last_run_at || fin > *mem.history.last_run_at) mem.history.last_run_at = fin;
+      } catch (const Damaged& e) {
+        skip(e);
+      }
     }
     mem.history.runs_before = static_cast<int>(mem.run_ids.size());
     for (const auto& key : url_keys) {
@@ -289,9 +321,16 @@ TopicMemory Store::memory(std::string_view topic, const std::vector<std::string>
           "JOIN runs r ON r.id = s.run_id WHERE f.url_key = ? AND r.topic_id = ?",
           {key, *tid});
       if (rows.empty() || !rows[0][0]) continue;
-      mem.seen[key] = Prior{as_int(rows[0][0]), as_double(rows[0][1])};
+      try {
+        mem.seen[key] = Prior{as_int(rows[0][0]), as_double(rows[0][1])};
+      } catch (const Damaged& e) {
+        skip(e);
+      }
     }
   });
+  if (damaged_rows == 1) core::log::warn("{}: that row is left out of this topic's history", first_damage);
+  else if (damaged_rows > 1)
+    core::log::warn("{} (and {} more damaged rows): they are left out of this topic's history", first_damage, damaged_rows - 1);
   return mem;
 }
 

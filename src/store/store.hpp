@@ -34,6 +34,17 @@ class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+// The store did not answer within the time it was given (a frozen server, a lock held
+// elsewhere): nothing is wrong with its contents, so a research run goes on without it.
+class Unanswered : public Error {
+ public:
+  using Error::Error;
+};
+// A stored value that is not what its column holds (a damaged row).
+class Damaged : public Error {
+ public:
+  using Error::Error;
+};
 // A watch claim expired and another process took the topic: this run is not recorded.
 class LeaseLost : public Error {
  public:

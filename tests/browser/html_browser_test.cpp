@@ -241,3 +241,48 @@ TEST(HtmlBrowser, HostilePageRendersWithoutScriptsLinksOrRequests) {
   }
   EXPECT_GE(control, 1) << "the recording proxy must see a page's request (control page)";
 }
+
+// Issue 22 item 21: at 390 px the comparison table's cells broke words mid-word (the page's
+// overflow-wrap:anywhere let a cell shrink to one letter). The page is measured in chromium
+// with a copy that carries one measuring script (the product page itself allows none): every
+// word of every cell must sit on one line; a table wider than the screen scrolls instead.
+TEST(HtmlBrowser, TheComparisonTableAt390PxNeverBreaksAWord) {
+  ASSERT_TRUE(fs::exists("/usr/bin/chromium")) << "chromium is missing: run scripts/deps.sh";
+  fs::create_directories(kArtifacts);
+  Scenario world;
+  const std::string page = kArtifacts + "/compare-words.html";
+  std::string html = render(world, page, "tokio runtime vs async runtime vs smol executor");
+  ASSERT_NE(html.find("class=\"compare\""), std::string::npos);
+  const auto csp = html.find("<meta http-equiv=\"Content-Security-Policy\"");
+  ASSERT_NE(csp, std::string::npos);
+  html.erase(csp, html.find('>', csp) + 1 - csp);
+  const std::string probe = R"(<script>
+const broken = [];
+for (const cell of document.querySelectorAll('table.compare th, table.compare td')) {
+  const text = cell.firstChild;
+  if (!text || text.nodeType !== 3) continue;
+  const re = /\S+/g;
+  let m;
+  while ((m = re.exec(text.data)) !== null) {
+    const r = document.createRange();
+    r.setStart(text, m.index);
+    r.setEnd(text, m.index + m[0].length);
+    const tops = new Set([...r.getClientRects()].map(q => Math.round(q.top)));
+    if (tops.size > 1) broken.push(m[0]);
+  }
+}
+document.body.setAttribute('data-broken', JSON.stringify(broken));
+document.body.setAttribute('data-cells', String(document.querySelectorAll('table.compare td').length));
+</script>)";
+  html.insert(html.rfind("</body>"), probe);
+  const std::string measured = kArtifacts + "/compare-words-probe.html";
+  std::ofstream(measured) << html;
+  Browser browser;
+  auto r = browser.run(measured, {"--dump-dom", "--window-size=390,2600", "--virtual-time-budget=2000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto at = r.out.find("data-broken=\"");
+  ASSERT_NE(at, std::string::npos) << "the probe ran: " << r.out.substr(0, 300);
+  const std::string broken = r.out.substr(at + 13, r.out.find('"', at + 13) - at - 13);
+  EXPECT_EQ(broken, "[]") << "words broken across lines in a 390 px table: " << broken;
+  EXPECT_EQ(r.out.find("data-cells=\"0\""), std::string::npos) << "the table has cells";
+}

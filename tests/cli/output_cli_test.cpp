@@ -122,6 +122,70 @@ TEST(OutputCli, AFifoIsWrittenThroughNotReplaced) {
   EXPECT_TRUE(is_brief(got)) << got.substr(0, 200);
 }
 
+// A FIFO nobody reads (issue 22 item 4): --output waits for a reader only within the
+// run's --timeout, before any request, and a FIFO at the --save target only briefly.
+TEST(OutputCli, AFifoWithNoReaderIsRefusedWithinTheTimeout) {
+  Scenario s;
+  TempDir dir;
+  const std::string fifo = dir.path() + "/out.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto r = s.run(with(kArgs, {"--output", fifo, "--timeout", "2"}), 20s);
+  ASSERT_FALSE(r.timed_out) << "open() of a FIFO without a reader must not block forever";
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("nothing opened it for reading within 2 s"), std::string::npos) << r.err;
+  EXPECT_LT(r.elapsed.count(), 2000 + 1500);
+  EXPECT_TRUE(s.fake().log().empty()) << "refused before any request";
+  EXPECT_TRUE(S_ISFIFO(mode_of(fifo)));
+
+  TempDir saves;
+  ASSERT_EQ(::mkfifo((saves.path() + "/tokio-runtime-raw.md").c_str(), 0600), 0);
+  auto saved = s.run(with(kArgs, {"--save-dir", saves.path()}), 30s);
+  ASSERT_FALSE(saved.timed_out) << "a FIFO at the --save target must not hang after the brief";
+  EXPECT_EQ(saved.exit_code, 1) << saved.err;
+  EXPECT_TRUE(is_brief(saved.out)) << "the brief was printed first";
+  EXPECT_NE(saved.err.find("tokio-runtime-raw.md: it is a FIFO and nothing opened it for reading"), std::string::npos) << saved.err;
+}
+
+// Issue 22 item 9: --output onto the research store (or its WAL/SHM, the config, a
+// recording in use; by any name: a hard link, a symlink) is refused before any request.
+TEST(OutputCli, TheOutputIsNeverAFileTheProductKeeps) {
+  Scenario s;
+  TempDir data;
+  auto env = s.env();
+  const std::string db = data.path() + "/research.db";
+  env["LAST30DAYS_STORE_PATH"] = db;
+  std::ofstream(db) << "SQLite format 3";  // a stand-in: it must not be touched
+  ASSERT_EQ(::link(db.c_str(), (data.path() + "/hard.db").c_str()), 0);
+  std::filesystem::create_symlink(db, data.path() + "/soft.db");
+  const std::string config_dir = s.home().path() + "/.config/last30days";
+  std::filesystem::create_directories(config_dir);
+  std::ofstream(config_dir + "/.env") << "# config\n";
+  TempDir rec;
+  struct Case {
+    std::vector<std::string> extra;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {{"--output", db}, "is the research store"},
+      {{"--output", data.path() + "/hard.db"}, "is the research store"},
+      {{"--output", data.path() + "/soft.db"}, "is the research store"},
+      {{"--output", db + "-wal", "--store"}, "is the research store file -wal"},
+      {{"--output", db + "-shm"}, "is the research store file -shm"},
+      {{"--output", config_dir + "/.env"}, "is the config file"},
+      {{"--output", rec.path() + "/run.json", "--record", rec.path()}, "is inside the recording"},
+  };
+  for (const auto& c : cases) {
+    auto r = run_last30days(with(kArgs, c.extra), env);
+    EXPECT_EQ(r.exit_code, 2) << c.extra[1] << ": " << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << c.extra[1] << ": " << r.err;
+  }
+  EXPECT_TRUE(s.fake().log().empty()) << "refused before any request";
+  EXPECT_EQ(read(db), "SQLite format 3");
+  EXPECT_EQ(read(config_dir + "/.env"), "# config\n");
+  EXPECT_FALSE(std::filesystem::exists(db + "-wal"));
+  EXPECT_TRUE(rec.files().empty());
+}
+
 TEST(OutputCli, ADeviceIsWrittenThroughAndAFullOneIsExitOne) {
   Scenario s;
   const int full = ::open("/dev/full", O_WRONLY);  // inherited by the child as the same number

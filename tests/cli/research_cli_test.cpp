@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
@@ -222,6 +223,24 @@ TEST(ResearchCli, SavesOnlyWhenAskedAndNeverItsSecrets) {
   std::string all = r.out + r.err;
   for (const auto& f : files) all += read_file(out.path() + "/" + f);
   EXPECT_EQ(all.find("ghp_supersecrettoken123"), std::string::npos);
+}
+
+// Topics that differ only in what a file name's words leave out must not share a file
+// (issue 22 item 19): "tokio/runtime" and "tokio  runtime!" are not "tokio runtime".
+TEST(ResearchCli, SavedBriefsOfDifferentTopicsNeverShareAFile) {
+  Scenario s;
+  TempDir out;
+  const std::string long_a = std::string(70, 'x') + " alpha", long_b = std::string(70, 'x') + " beta";
+  for (const std::string topic : {"tokio runtime", "Tokio Runtime", "tokio/runtime", "tokio-runtime", long_a, long_b}) {
+    auto r = s.run({topic, "--as-of", "2026-11-29", "--emit", "json", "--search", "hn", "--save-dir", out.path()});
+    ASSERT_EQ(r.exit_code, 0) << topic << ": " << r.err;
+  }
+  auto files = out.files();
+  std::sort(files.begin(), files.end());
+  // "Tokio Runtime" is "tokio runtime" up to case: one brief. The others are five topics.
+  ASSERT_EQ(files.size(), 10u) << ::testing::PrintToString(files);
+  EXPECT_NE(std::find(files.begin(), files.end(), "tokio-runtime-raw.md"), files.end()) << "the plain name is kept";
+  for (const auto& f : files) EXPECT_LE(f.size(), 60u + 1 + 10 + 7) << f;
 }
 
 TEST(ResearchCli, UsageErrorsExitTwoWithAMessage) {

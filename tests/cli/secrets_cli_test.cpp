@@ -9,6 +9,7 @@
 #include <fstream>
 #include <mutex>
 
+#include "child.hpp"
 #include "core/text.hpp"
 #include "scenario.hpp"
 
@@ -263,4 +264,58 @@ TEST(SecretsCli, ARelativeHomeReadsNoConfigAndWritesNoProtocolFiles) {
   EXPECT_NE(nom.err.find("--save-dir"), std::string::npos) << nom.err;
   auto files = cwd.files();
   EXPECT_EQ(files, std::vector<std::string>{"relhome/.config/last30days/.env"}) << "nothing written under the relative HOME";
+}
+
+// Issue 22 item 5: a credential equal to a JSON literal or to JSON punctuation. Redaction
+// ran on the serialised text, so `"reason": null` became `"reason": [redacted]`. Now such
+// a value is a configuration warning and every document stays valid: --emit json, and
+// MCP's initialize reply and research answer.
+TEST(SecretsCli, ACredentialThatLooksLikeJsonNeverBreaksTheJson) {
+  Scenario s;
+  for (const std::string value : {"false", "null", "true", "\": \"", "1234", "title"}) {
+    auto env = s.env();
+    env["GITHUB_TOKEN"] = value;
+    auto r = run_last30days({"tokio runtime", "--as-of", "2026-11-29", "--emit", "json", "--search", "hn,github"}, env, 30s);
+    ASSERT_EQ(r.exit_code, 0) << value << ": " << r.err;
+    const auto j = json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << value << ": " << r.out.substr(0, 400);
+    EXPECT_EQ(j["kind"], "research") << value;
+    EXPECT_NE(r.err.find("GITHUB_TOKEN is too short or too common"), std::string::npos) << value << ": " << r.err;
+
+    Child mcp({binary_under_test(), "mcp"}, env);
+    mcp.write(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},)"
+              R"("clientInfo":{"name":"t","version":"1"}}})" "\n");
+    const auto hello = mcp.read_line(10s);
+    ASSERT_TRUE(hello) << mcp.err();
+    EXPECT_FALSE(json::parse(*hello, nullptr, false).is_discarded()) << value << ": " << *hello;
+    mcp.write(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"research","arguments":)"
+              R"({"topic":"tokio runtime","as_of":"2026-11-29","sources":["hackernews","github"]}}})" "\n");
+    for (;;) {
+      const auto line = mcp.read_line(30s);
+      ASSERT_TRUE(line) << mcp.err();
+      const auto reply = json::parse(*line, nullptr, false);
+      ASSERT_FALSE(reply.is_discarded()) << value << ": " << *line;
+      if (reply.contains("method")) continue;  // progress
+      EXPECT_EQ(reply["result"]["isError"], false) << value << ": " << *line;
+      EXPECT_EQ(reply["result"]["structuredContent"]["kind"], "research") << value;
+      break;
+    }
+    mcp.close_stdin();
+    EXPECT_EQ(mcp.wait(5s), 0);
+  }
+}
+
+// The same values are still kept out of what upstream sends back (a field is a value).
+TEST(SecretsCli, AShortCredentialIsStillRedactedFromUpstreamText) {
+  Scenario s([](const FakeRequest& r) -> std::optional<FakeReply> {
+    if (r.path.rfind("/hn/api/v1/search", 0) != 0) return std::nullopt;
+    return FakeReply::json(R"({"hits":[{"objectID":"1","title":"Tokio runtime leaks zebra again","url":"https://t.example/1",)"
+                           R"("author":"a","points":50,"num_comments":3,"created_at_i":1795564800,"_tags":["story"]}]})");
+  });
+  auto env = s.env();
+  env["GITHUB_TOKEN"] = "zebra";
+  auto r = run_last30days({"tokio runtime", "--as-of", "2026-11-29", "--emit", "json", "--search", "hn"}, env, 30s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("zebra"), std::string::npos) << r.out.substr(0, 400);
+  EXPECT_NE(r.out.find("leaks [redacted] again"), std::string::npos) << r.out.substr(0, 400);
 }

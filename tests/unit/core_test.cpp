@@ -87,6 +87,14 @@ TEST(HostMap, RewritesMappedHostsOnly) {
   EXPECT_FALSE(http::HostMap::parse("a.com=ftp://x", &err));
 }
 
+// Issue 22 item 17: a byte order mark before the first key used to become part of it.
+TEST(Config, AByteOrderMarkDoesNotHideTheFirstKey) {
+  auto file = core::Config::parse_env_file("\xEF\xBB\xBFGITHUB_TOKEN=abc123\r\nBRAVE_API_KEY=def456\n");
+  EXPECT_EQ(file["GITHUB_TOKEN"], "abc123");
+  EXPECT_EQ(file["BRAVE_API_KEY"], "def456");
+  EXPECT_EQ(file.size(), 2u);
+}
+
 TEST(Config, EnvFileParsingAndPrecedence) {
   auto file = core::Config::parse_env_file("# comment\nGITHUB_TOKEN=abc123 # trailing\nexport BRAVE_API_KEY=\"q w\"\nBROKEN\n");
   EXPECT_EQ(file["GITHUB_TOKEN"], "abc123");
