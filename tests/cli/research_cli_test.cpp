@@ -231,7 +231,7 @@ TEST(ResearchCli, SavedBriefsOfDifferentTopicsNeverShareAFile) {
   Scenario s;
   TempDir out;
   const std::string long_a = std::string(70, 'x') + " alpha", long_b = std::string(70, 'x') + " beta";
-  for (const std::string topic : {"tokio runtime", "Tokio Runtime", "tokio/runtime", "tokio-runtime", long_a, long_b}) {
+  for (const std::string& topic : std::vector<std::string>{"tokio runtime", "Tokio Runtime", "tokio/runtime", "tokio-runtime", long_a, long_b}) {
     auto r = s.run({topic, "--as-of", "2026-11-29", "--emit", "json", "--search", "hn", "--save-dir", out.path()});
     ASSERT_EQ(r.exit_code, 0) << topic << ": " << r.err;
   }
