@@ -120,15 +120,7 @@ int run(int argc, const char* const* argv, const TestSeams& seams) {
 
   app::RunContext ctx{core::Config::from_process(), wall_now, nullptr};
   if (seams.subrun != nullptr) ctx.subrun = seams.subrun;
-  for (const auto& [key, value] : ctx.config.secrets()) {
-    core::redact::add_secret(value);
-    // "false", "1234", `": "`: indistinguishable from the output's own text, so it can be
-    // kept out of upstream text and fields but not out of a finished document's syntax.
-    if (value.size() < core::redact::kMinSecretBytes || core::redact::unsafe_in_text(value))
-      core::log::warn("{} is too short or too common to be told apart from ordinary output: it is redacted from what "
-                      "upstream sends, not from the brief's own text (is it the real credential?)",
-                      key);
-  }
+  for (const auto& secret : ctx.config.secret_values()) core::redact::add_secret(secret);  // warns about unsafe ones
   if (!ctx.config.file_error().empty()) return usage(ctx.config.file_error());
   for (const auto& w : config_warnings(ctx.config)) std::fprintf(stderr, "last30days: warning: %s\n", w.c_str());
   if (auto key = ctx.config.malformed_credential())

@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "core/file.hpp"
+#include "core/log.hpp"
+#include "core/redact.hpp"
 #include "core/text.hpp"
 
 extern char** environ;
@@ -73,10 +75,19 @@ std::optional<std::string> Config::get(std::string_view key) const {
   return std::nullopt;
 }
 
-std::vector<std::pair<std::string, std::string>> Config::secrets() const {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (auto k : kSecretKeys)
-    if (auto v = get(k)) out.emplace_back(std::string(k), *v);
+std::vector<std::string> Config::secret_values() const {
+  std::vector<std::string> out;
+  for (auto k : kSecretKeys) {
+    const auto v = get(k);
+    if (!v) continue;
+    // "false", "1234", `": "`: indistinguishable from the output's own text, so such a value
+    // is kept out of upstream text and fields but not out of a finished document's syntax.
+    if (v->size() < core::redact::kMinSecretBytes || core::redact::unsafe_in_text(*v))
+      core::log::warn("{} is too short or too common to be told apart from ordinary output: it is redacted from what "
+                "upstream sends, not from the brief's own text (is it the real credential?)",
+                k);
+    if (v->size() >= core::redact::kMinSecretBytes) out.push_back(*v);
+  }
   return out;
 }
 

@@ -5,7 +5,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace core {
@@ -24,8 +23,8 @@ class Config {
   bool has(std::string_view key) const { return get(key).has_value(); }
   void set_override(std::string key, std::string value) { env_[std::move(key)] = std::move(value); }
 
-  // Every credential key that is set, with its value: registered with core::redact at startup.
-  std::vector<std::pair<std::string, std::string>> secrets() const;
+  // Values of every credential key that is set: registered with core::redact at startup.
+  std::vector<std::string> secret_values() const;
   // The first credential key whose value holds a control character (CR, LF, NUL...):
   // such a value would inject HTTP headers, so it is a configuration error.
   std::optional<std::string> malformed_credential() const;

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -282,7 +283,8 @@ TEST(SecretsCli, ACredentialThatLooksLikeJsonNeverBreaksTheJson) {
     EXPECT_EQ(j["kind"], "research") << value;
     EXPECT_NE(r.err.find("GITHUB_TOKEN is too short or too common"), std::string::npos) << value << ": " << r.err;
 
-    Child mcp({binary_under_test(), "mcp"}, env);
+    const char* other = std::getenv("L30_BINARY_UNDER_TEST");  // as run_last30days does
+    Child mcp({other != nullptr && *other != '\0' ? other : L30_BINARY, "mcp"}, env);
     mcp.write(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},)"
               R"("clientInfo":{"name":"t","version":"1"}}})" "\n");
     const auto hello = mcp.read_line(10s);

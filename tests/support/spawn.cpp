@@ -124,13 +124,6 @@ ProcessResult run_binary(const std::vector<std::string>& args, const std::map<st
   return r;
 }
 
-std::string binary_under_test() {
-  // L30_BINARY_UNDER_TEST runs these tests against another build (an older one, to see a
-  // regression test fail there).
-  const char* other = std::getenv("L30_BINARY_UNDER_TEST");
-  return other != nullptr && *other != '\0' ? other : L30_BINARY;
-}
-
 ProcessResult run_last30days(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
                              std::chrono::milliseconds watchdog) {
   SpawnOptions options;
@@ -140,7 +133,10 @@ ProcessResult run_last30days(const std::vector<std::string>& args, const std::ma
 
 ProcessResult run_last30days(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
                              const SpawnOptions& options) {
-  std::vector<std::string> full{binary_under_test()};
+  // L30_BINARY_UNDER_TEST runs these tests against another build (an older one, to see a
+  // regression test fail there).
+  const char* other = std::getenv("L30_BINARY_UNDER_TEST");
+  std::vector<std::string> full{other != nullptr && *other != '\0' ? other : L30_BINARY};
   full.insert(full.end(), args.begin(), args.end());
   return run_binary(full, env, options);
 }
