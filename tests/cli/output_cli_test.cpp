@@ -157,7 +157,7 @@ TEST(OutputCli, TheOutputIsNeverAFileTheProductKeeps) {
   std::ofstream(db) << "SQLite format 3";  // a stand-in: it must not be touched
   ASSERT_EQ(::link(db.c_str(), (data.path() + "/hard.db").c_str()), 0);
   std::filesystem::create_symlink(db, data.path() + "/soft.db");
-  const std::string config_dir = s.home().path() + "/.config/last30days";
+  const std::string config_dir = s.home().path() + "/config/last30days";  // XDG_CONFIG_HOME is HOME/config
   std::filesystem::create_directories(config_dir);
   std::ofstream(config_dir + "/.env") << "# config\n";
   TempDir rec;
