@@ -187,7 +187,7 @@ json nominate(State& st, const std::shared_ptr<Call>& call, const app::RunContex
       "Judge each nomination (a short name, junk or not, worthiness 0-100), then call discover_finalize with "
       "{{\"bundle_id\": \"{}\", \"judgments\": [{{\"id\": \"n1\", \"name\": \"...\", \"junk\": false, "
       "\"worthiness\": 70}}, ...]}} within an hour.", bundle.bundle_id);
-  json doc = json::parse(discover::bundle_to_json(bundle), nullptr, false);
+  json doc = core::json::parse_or_discarded(discover::bundle_to_json(bundle));
   if (doc.is_object()) doc["instructions"] = next;
   std::string text = render::nominations_compact(bundle.bundle_id, bundle.nominations, "this server's memory");
   if (const auto cli_hint = text.rfind("\nJudge them, then:"); cli_hint != std::string::npos) text = text.substr(0, cli_hint + 1);
