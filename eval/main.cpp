@@ -1,7 +1,7 @@
 // The relevance evaluation: runs the real binary on every labelled case against the case's
 // fake internet and prints nDCG@5, P@5, wrong-entity-in-top-5 and recall (relevant stories
 // the searches reached) per case and overall.
-//   l30_eval [--cases DIR] [--binary PATH] [--case NAME]... [--exclude GLOB]... [--show | --show-all] [--dump DIR]
+//   l30_eval [--cases DIR] [--binary PATH] [--case NAME]... [--exclude GLOB]... [--show | --show-all] [--dump DIR] [--pool]
 //            [--gate --min-ndcg X --min-case-ndcg X --max-wrong N]
 // Cases run concurrently, one process each (each process keeps its own per-host politeness).
 #include <fmt/format.h>
@@ -38,6 +38,7 @@ struct Options {
   std::size_t show_n = kCutoff;
   std::string dump;  // write each case's report here as <case>.json
   bool gate = false;
+  bool pool = false;  // every search returns the whole candidate pool: the ranker alone
   double min_ndcg = 0.90, min_case_ndcg = 0.75;
   int max_wrong = 0;
 };
@@ -53,7 +54,7 @@ struct Result {
 
 [[noreturn]] void usage(const std::string& why) {
   std::cerr << "l30_eval: " << why << "\n"
-            << "usage: l30_eval [--cases DIR] [--binary PATH] [--case NAME]... [--exclude GLOB]... [--show | --show-all] [--dump DIR]\n"
+            << "usage: l30_eval [--cases DIR] [--binary PATH] [--case NAME]... [--exclude GLOB]... [--show | --show-all] [--dump DIR] [--pool]\n"
             << "                [--gate [--min-ndcg X] [--min-case-ndcg X] [--max-wrong N]]\n";
   std::exit(2);
 }
@@ -73,6 +74,7 @@ Options parse(int argc, char** argv) {
     else if (a == "--show") o.show = true;
     else if (a == "--show-all") o.show = true, o.show_n = 1000;
     else if (a == "--gate") o.gate = true;
+    else if (a == "--pool") o.pool = true;
     else if (a == "--dump") o.dump = value();
     else if (a == "--min-ndcg") o.min_ndcg = std::stod(value());
     else if (a == "--min-case-ndcg") o.min_case_ndcg = std::stod(value());
@@ -82,9 +84,9 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-Result run_case(const Case& c, const std::string& binary, const std::string& dump) {
+Result run_case(const Case& c, const std::string& binary, const std::string& dump, bool pool) {
   Result r;
-  CaseUpstream upstream(c);
+  CaseUpstream upstream(c, pool);
   testing_support::TempDir home;
   const auto env = testing_support::isolated_env(home, upstream.host_map());
   std::vector<std::string> args{binary, c.topic, "--as-of", c.as_of, "--days", std::to_string(c.days), "--emit", "json", "--quiet"};
@@ -143,7 +145,7 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < cases.size(); ++i)
       workers.emplace_back([&, i] {
         try {
-          results[i] = run_case(cases[i], o.binary, o.dump);
+          results[i] = run_case(cases[i], o.binary, o.dump, o.pool);
         } catch (const std::exception& e) {
           results[i].error = e.what();
         }

@@ -611,7 +611,7 @@ void cap(std::vector<const CaseItem*>& v, std::size_t n) {
 
 }  // namespace
 
-CaseUpstream::CaseUpstream(const Case& c) : case_(c) {
+CaseUpstream::CaseUpstream(const Case& c, bool pool) : case_(c), pool_(pool) {
   fake_ = std::make_unique<testing_support::FakeUpstream>([this](const FakeRequest& r) { return answer(r); });
 }
 
@@ -668,7 +668,7 @@ FakeReply CaseUpstream::answer(const FakeRequest& r) const {
     std::vector<const CaseItem*> out;
     for (const auto* it : of_source(case_, source)) {
       const Doc doc = doc_of(searchable(*it));
-      if (matches_all(doc.words, doc.folded, words) && keep(*it)) out.push_back(it);
+      if ((pool_ || matches_all(doc.words, doc.folded, words)) && keep(*it)) out.push_back(it);
     }
     return out;
   };
@@ -749,7 +749,7 @@ FakeReply CaseUpstream::answer(const FakeRequest& r) const {
     std::vector<const CaseItem*> events;
     for (const auto* it : of_source(case_, "polymarket")) {
       const Doc doc = doc_of(searchable(*it));
-      if (matches_any(doc.words, doc.folded, words)) events.push_back(it);
+      if (pool_ || matches_any(doc.words, doc.folded, words)) events.push_back(it);
     }
     sort_desc(events, [](const CaseItem& it) { return n(it.data, "volume"); });
     cap(events, limit_param(r, "limit_per_type", 10));
@@ -761,7 +761,7 @@ FakeReply CaseUpstream::answer(const FakeRequest& r) const {
     const ArxivQuery aq = parse_arxiv(q);
     std::vector<const CaseItem*> entries;
     for (const auto* it : of_source(case_, "arxiv"))
-      if (arxiv_matches(aq, *it)) entries.push_back(it);
+      if (pool_ ? !aq.from || (it->at >= aq.from && it->at <= aq.to + 59) : arxiv_matches(aq, *it)) entries.push_back(it);
     sort_desc(entries, [](const CaseItem& it) { return it.at; });
     cap(entries, limit_param(r, "max_results", 10));
     record("arxiv", q, entries);

@@ -38,7 +38,9 @@ bool matches_all(const std::vector<std::string>& doc_words, const std::string& d
 
 class CaseUpstream {
  public:
-  explicit CaseUpstream(const Case& c);
+  // pool: every search answers with all of the source's items its date filters allow, so the
+  // ranker alone is measured (l30_eval --pool), not what the sub-queries retrieve.
+  explicit CaseUpstream(const Case& c, bool pool = false);
   ~CaseUpstream();
   // LAST30DAYS_HOST_MAP for the spawned binary.
   std::string host_map() const;
@@ -58,6 +60,7 @@ class CaseUpstream {
   mutable std::mutex mu_;  // the fake answers on its own threads
   mutable std::set<std::string> served_;
   mutable std::map<std::string, std::set<std::string>> asked_;
+  bool pool_ = false;
   std::unique_ptr<testing_support::FakeUpstream> fake_;
 };
 
