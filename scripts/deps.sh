@@ -12,7 +12,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD=(
   build-essential cmake ninja-build pkg-config ccache
   libcurl4-openssl-dev nlohmann-json3-dev libpugixml-dev libgumbo-dev libutf8proc-dev
-  libcli11-dev libfmt-dev libsqlite3-dev libpq-dev
+  libcli11-dev libfmt-dev libsqlite3-dev libpq-dev libstemmer-dev
 )
 TEST=(
   zlib1g-dev postgresql libgtest-dev libgmock-dev libbenchmark-dev chromium zsh fish

@@ -1,5 +1,6 @@
 #include "core/fold.hpp"
 
+#include <libstemmer.h>
 #include <utf8proc.h>
 
 #include <algorithm>
@@ -221,6 +222,18 @@ bool word_char(utf8proc_int32_t cp) {
   }
 }
 
+// ':' '|' and the dashes separate a headline's name from its details; the rest end a clause.
+bool headline_separator(utf8proc_int32_t cp) { return cp == ':' || cp == '|' || cp == 0x2014 || cp == 0x2013 || cp == 0xFF1A; }
+
+// Abbreviations that a dot closes inside a sentence (titles, company forms, "vs"): English
+// writing conventions, not topics.
+bool is_title_abbreviation(std::string_view w) {
+  static constexpr std::array<std::string_view, 26> kAbbrev{"mr", "mrs", "ms", "dr", "st", "jr", "sr", "inc", "vs", "rep", "sen",
+                                                            "gov", "gen", "prof", "corp", "ltd", "co", "mt", "ft", "lt", "col",
+                                                            "sgt", "capt", "rev", "hon", "approx"};
+  return std::find(kAbbrev.begin(), kAbbrev.end(), w) != kAbbrev.end();
+}
+
 bool breaks_clause(utf8proc_int32_t cp) {
   switch (cp) {
     case ':': case ';': case '|': case '!': case '?': case '(': case ')': case '[': case ']': case '"':
@@ -274,14 +287,21 @@ void match_words(std::string_view text, std::vector<Word>& out) {
   thread_local std::vector<Cp> cps;
   codepoints(clean, cps);
   std::size_t start = std::string::npos;  // byte offset of the current word
-  bool pending_break = false, pending_join = false, apostrophe = false, ascii = true;
+  bool pending_break = false, pending_headline = false, pending_join = false, apostrophe = false, ascii = true;
   Word cur;
   auto flush = [&](std::size_t end) {
     if (start == std::string::npos) return;
     const std::string_view raw(clean.data() + start, end - start);
     if (ascii && !apostrophe) {
       cur.text.resize(raw.size());
-      for (std::size_t k = 0; k < raw.size(); ++k) cur.text[k] = static_cast<char>(ascii_upper(raw[k]) ? raw[k] + ('a' - 'A') : raw[k]);
+      int caps = 0, small = 0;
+      for (std::size_t k = 0; k < raw.size(); ++k) {
+        const bool up = ascii_upper(raw[k]);
+        caps += up ? 1 : 0;
+        small += ascii_lower(raw[k]) ? 1 : 0;
+        cur.text[k] = static_cast<char>(up ? raw[k] + ('a' - 'A') : raw[k]);
+      }
+      cur.all_caps = caps >= 2 && small == 0;
     } else {
       std::string kept(raw);
       for (std::string_view mark : {"'", "\xE2\x80\x99"})
@@ -295,6 +315,15 @@ void match_words(std::string_view text, std::vector<Word>& out) {
     ascii = true;
   };
   auto is_word = [&](std::size_t k) { return k < cps.size() && word_char(cps[k].cp) && !ideograph(cps[k].cp); };
+  // The dot at k closes an initial or a title, not a sentence: "John F. Kennedy", "U.S. court",
+  // "St. Louis", "Acme Inc. buys", "Rep. Adam Smith", "Rust vs. Go".
+  static const bool dots_end_sentences = ablated("abbrev"), plain_breaks = ablated("headline");
+  auto abbreviation_dot = [&](std::size_t k) {
+    if (dots_end_sentences || k == 0 || !word_char(cps[k - 1].cp) || out.empty() || start != std::string::npos) return false;
+    const std::string& w = out.back().text;
+    if (w.size() == 1) return w[0] >= 'a' && w[0] <= 'z' && out.back().upper;
+    return is_title_abbreviation(w);
+  };
   for (std::size_t k = 0; k < cps.size(); ++k) {
     const auto cp = cps[k].cp;
     if (ideograph(cp)) {
@@ -304,7 +333,8 @@ void match_words(std::string_view text, std::vector<Word>& out) {
       w.ideograph = true;
       w.kana = cp >= 0x3040 && cp <= 0x309F;
       w.clause_break = pending_break;
-      pending_break = false;
+      w.headline_break = pending_break && pending_headline;
+      pending_break = pending_headline = false;
       out.push_back(std::move(w));
       continue;
     }
@@ -321,9 +351,10 @@ void match_words(std::string_view text, std::vector<Word>& out) {
           cur.lower = cat == UTF8PROC_CATEGORY_LL;
         }
         cur.clause_break = pending_break;
+        cur.headline_break = pending_break && pending_headline;
         cur.joined = pending_join;
         cur.glued = pending_join;
-        pending_break = pending_join = false;
+        pending_break = pending_headline = pending_join = false;
       }
       continue;
     }
@@ -352,9 +383,19 @@ void match_words(std::string_view text, std::vector<Word>& out) {
       out.back().joined = true;
       pending_join = true;
     }
-    if (breaks_clause(cp)) pending_break = true;
-    else if (cp == '.' && (k + 1 >= cps.size() || cps[k + 1].cp == ' ')) pending_break = true;  // a sentence ends
-    else if (cp == '-' && k > 0 && k + 1 < cps.size() && cps[k - 1].cp == ' ' && cps[k + 1].cp == ' ') pending_break = true;
+    if (breaks_clause(cp)) {
+      // A headline's separator keeps the name before it with the details after: "Deadlock: the
+      // November patch". Anything else (a sentence end, brackets, quotes, ! ?) after it makes it a
+      // plain break again.
+      pending_headline = (pending_headline || !pending_break) && headline_separator(cp) && !plain_breaks;
+      pending_break = true;
+    } else if (cp == '.' && (k + 1 >= cps.size() || cps[k + 1].cp == ' ') && !abbreviation_dot(k)) {
+      pending_break = true;  // a sentence ends
+      pending_headline = false;
+    } else if (cp == '-' && k > 0 && k + 1 < cps.size() && cps[k - 1].cp == ' ' && cps[k + 1].cp == ' ') {
+      pending_headline = !pending_break && !plain_breaks;
+      pending_break = true;
+    }
   }
   flush(clean.size());
 }
@@ -374,6 +415,28 @@ bool case_uninformative(const std::vector<Word>& words) {
     lower += w.lower ? 1 : 0;
   }
   return lower == 0 || 3 * lower < upper;
+}
+
+bool ablated(std::string_view mechanism) {
+  static const std::string off = [] {
+    const char* v = std::getenv("L30_ABLATE");
+    return v ? "," + std::string(v) + "," : std::string();
+  }();
+  return !off.empty() && off.find("," + std::string(mechanism) + ",") != std::string::npos;
+}
+
+std::string english_stem(std::string_view folded) {
+  struct Stemmer {
+    sb_stemmer* s = sb_stemmer_new("english", "UTF_8");
+    ~Stemmer() {
+      if (s) sb_stemmer_delete(s);
+    }
+  };
+  thread_local Stemmer st;
+  if (!st.s || folded.empty()) return std::string(folded);
+  const sb_symbol* out = sb_stemmer_stem(st.s, reinterpret_cast<const sb_symbol*>(folded.data()), static_cast<int>(folded.size()));
+  if (!out) return std::string(folded);
+  return std::string(reinterpret_cast<const char*>(out), static_cast<std::size_t>(sb_stemmer_length(st.s)));
 }
 
 std::optional<std::string> umlaut_spelling(std::string_view word) {

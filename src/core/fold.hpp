@@ -22,6 +22,8 @@ struct Word {
   bool lower = false;         // first letter written lower-case (neither: digits, CJK)
   bool possessive = false;    // written "Rose's": a name ends here
   bool clause_break = false;  // a separator (: ; | ! ? brackets quotes dashes, a sentence end) precedes it
+  bool headline_break = false;  // ... and it is a headline's separator (: | dashes), as in "Name: details"
+  bool all_caps = false;      // two or more letters, all capitals ("ACL", "GDL"), in ASCII
   bool ideograph = false;     // one character of a script written without spaces (Han, kana)
   bool joined = false;        // part of an identifier: "tokio-rs/tokio", "llama.cpp", "force-wipe"
   bool glued = false;         // ... joined to the word before it ("rs" and the second "tokio" above)
@@ -42,6 +44,14 @@ bool is_ideograph_word(std::string_view folded);
 // True when the words are mostly capitalised ("Kevin Rose Relaunches Digg") or all
 // capitals: there the case of a word says nothing about whether it is a name.
 bool case_uninformative(const std::vector<Word>& words);
+
+// Ranking mechanisms switched off for a measurement: L30_ABLATE="sense,stem" (the eval's
+// per-mechanism table runs the same binary with and without each). Read once per process.
+bool ablated(std::string_view mechanism);
+
+// The Snowball English stem of a folded word ("migrating", "migrated" -> "migrat"); the word
+// itself when it has no letters to stem. One stemmer per thread.
+std::string english_stem(std::string_view folded);
 
 // German ä/ö/ü written ae/oe/ue ("Zürich" -> "zuerich"), folded; nullopt when the word
 // has none of them.

@@ -111,11 +111,13 @@ std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bo
   std::vector<MatchWord> out;
   out.reserve(words.size());
   for (const auto& w : words) {
-    std::uint8_t flags = 0;
+    std::uint16_t flags = 0;
     if (w.upper) flags |= kUpper;
     if (w.lower) flags |= kLower;
     if (w.possessive) flags |= kPossessive;
     if (w.clause_break) flags |= kBreak;
+    if (w.headline_break) flags |= kHeadline;
+    if (w.all_caps) flags |= kAllCaps;
     if (w.joined) flags |= kJoined;
     if (w.kana || core::is_stopword(w.text)) flags |= kStop;
     if (w.ideograph) flags |= kIdeograph;

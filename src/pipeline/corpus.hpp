@@ -45,13 +45,16 @@ std::vector<TokenId> token_set(std::string_view text, TokenDict& dict);
 // One word of an item's text as relevance sees it (core::match_words, interned).
 struct MatchWord {
   TokenId id;
-  std::uint8_t flags;
+  std::uint16_t flags;
   bool glued = false;  // joined to the word before: one identifier ("cve-2025-1234", "1.92.0")
 };
 // kStop: a function word (stopword, kana particle); kIdeograph: one character of a script
 // without spaces (it takes about two to make a word); kNumber: digits only.
-enum MatchFlag : std::uint8_t {
-  kUpper = 1, kLower = 2, kPossessive = 4, kBreak = 8, kJoined = 16, kStop = 32, kIdeograph = 64, kNumber = 128
+// kHeadline: the break before is a headline's separator ("Name: details"); kAllCaps: written
+// in capitals ("ACL"), which in text whose case means something is an acronym.
+enum MatchFlag : std::uint16_t {
+  kUpper = 1, kLower = 2, kPossessive = 4, kBreak = 8, kJoined = 16, kStop = 32, kIdeograph = 64, kNumber = 128,
+  kHeadline = 256, kAllCaps = 512
 };
 // case_free, when given, says whether the text's case is uninformative (core::case_uninformative).
 std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bool* case_free = nullptr);
@@ -87,6 +90,7 @@ struct Evidence {
   std::int16_t form = -1;               // Topic::form_names index of a synonym that matched
   std::int16_t context = -1;            // index into Features::context_labels that carried a term
   std::int8_t support = -1;             // context feedback: -1 n/a, 0 none, 1 some, 2 strong
+  std::int8_t sense = -1;               // word feedback: -1 n/a, 0 none of the strong matches' words, 1 some, 2 theirs
   bool title_entity = false;            // an entity word of the topic in the title
   bool title_in_order = false;          // the title holds the topic's words close together, in order
   bool context_names_topic = false;     // a label holds the whole topic, or two of its words ("ArcBrowser")

@@ -11,6 +11,7 @@
 //   - Context feedback: a subreddit or tag that other strong matches share supports an
 //     item; one that no strong match shares weakens it (pseudo-relevance feedback).
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
 #include "core/fold.hpp"
@@ -93,6 +94,8 @@ class Scorer {
     }
   }
 
+  bool entity_whole() const { return entity_whole_; }
+
   // Relevance of one item; fills its evidence.
   double score(const Features& f, Evidence& ev) {
     const std::size_t n = topic_.terms.size();
@@ -109,7 +112,7 @@ class Scorer {
     if (title_conflict != Conflict::none) ev.conflict = title_conflict;
     double covered = 0, entity = 0;
     int matched = 0, in_title = 0;
-    bool specific = false;
+    bool specific = false, whole = true;
     for (std::size_t i = 0; i < n; ++i) {
       const auto& term = topic_.terms[i];
       if (term.connector) continue;
@@ -120,12 +123,14 @@ class Scorer {
       if (c >= kFound && !term.generic) specific = true;
       if (know_.entity[i]) {
         entity = std::max(entity, c);
+        whole &= c >= kFound;
         if (title_[i] >= kFull) ev.title_entity = true;
       } else if (!know_.has_entity && !term.generic && title_[i] >= kFull) {
         ev.title_entity = true;
       }
     }
     ev.matched = static_cast<std::uint8_t>(matched);
+    entity_whole_ = whole;
     ev.in_title = static_cast<std::uint8_t>(in_title);
     const double coverage = topic_.total_weight > 0 ? covered / topic_.total_weight : 0;
     const double phrase = std::max(title_phrase, kSnippetShare * text_phrase);
@@ -412,6 +417,7 @@ class Scorer {
   std::vector<Compound> compounds_;
   std::vector<std::uint16_t> content_pos_;
   std::size_t window_ = 4;
+  bool entity_whole_ = false;  // the last item scored holds every entity word (it may lack qualifiers)
   double window_share_ = 0;  // the last field's best window, as a share of the topic's weight
   bool window_ordered_ = false;  // ... and it holds every specific word, in the topic's order
 };
@@ -516,6 +522,130 @@ void context_feedback(Corpus& c, std::vector<double>& rel) {
   }
 }
 
+// Pseudo-relevance feedback over words: the strong matches show which sense of the topic's
+// words the user means by the words they share (an editor's "neovim" and "keymap", a
+// congressman's "NDAA" and "Pentagon"). Those words, weighted by how much more often they occur
+// in the strong matches than in the pool (Robertson/Sparck Jones), are the run's sense profile,
+// learned per run. An item that shares the profile is more surely about the topic, though it
+// lacks a qualifier; one that shares none of it is less sure, though it holds every word.
+constexpr int kSenseMinFeedback = 3;
+constexpr std::size_t kSenseTerms = 30;
+constexpr std::size_t kSenseSnippetWords = 40;
+constexpr double kSenseLift = 0.5;   // full evidence lifts a partial match halfway to certain
+constexpr double kSenseFull = 0.5;   // ... full: half the strong matches' mean evidence
+constexpr double kSenseDrop = 0.2;   // none at all, in an item with text to judge, takes a fifth off
+constexpr std::size_t kSenseJudged = 12;  // words an item needs before sharing none of the profile means anything
+
+double rsj(double a, double f, double b, double n) {
+  return std::log((a + 0.5) / (f - a + 0.5)) - std::log((b - a + 0.5) / (n - f - (b - a) + 0.5));
+}
+
+void sense_feedback(Corpus& c, std::vector<double>& rel, const std::vector<bool>& entity_whole) {
+  const std::size_t n = c.items.size();
+  std::vector<bool> feedback(n, false);
+  int f_count = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    feedback[i] = rel[i] >= kStrong && says_it(c.features[i].evidence);
+    f_count += feedback[i] ? 1 : 0;
+  }
+  if (f_count < kSenseMinFeedback) return;
+  // The topic's own words say nothing about its sense.
+  std::vector<bool> eligible(c.dict.size(), true);
+  for (const auto& term : c.topic.terms)
+    for (const auto& form : term.forms)
+      for (TokenId id : form) eligible[id] = false;
+  for (const auto& s : c.topic.spans)
+    for (TokenId id : s.seq) eligible[id] = false;
+  for (TokenId id : c.topic.tokens) eligible[id] = false;
+  std::vector<std::uint32_t> stamp(c.dict.size(), ~0u);
+  // Calls fn once per distinct eligible word of item i: title, the text's first words, labels.
+  auto each_word = [&](std::size_t i, std::uint32_t mark, auto&& fn) {
+    const auto& feat = c.features[i];
+    auto visit = [&](const MatchWord& w) {
+      if ((w.flags & (kStop | kNumber)) || !eligible[w.id] || stamp[w.id] == mark) return;
+      if (!(w.flags & kIdeograph) && c.dict.text(w.id).size() < 3) return;
+      stamp[w.id] = mark;
+      fn(w.id);
+    };
+    for (const auto& w : feat.title_words) visit(w);
+    for (std::size_t k = 0; k < feat.snippet_words.size() && k < kSenseSnippetWords; ++k) visit(feat.snippet_words[k]);
+    for (TokenId l : feat.context_labels)
+      if (l < eligible.size() && eligible[l] && stamp[l] != mark) stamp[l] = mark, fn(l);
+  };
+  std::vector<int> df(c.dict.size(), 0), fdf(c.dict.size(), 0);
+  for (std::size_t i = 0; i < n; ++i)
+    each_word(i, static_cast<std::uint32_t>(i), [&](TokenId id) {
+      ++df[id];
+      fdf[id] += feedback[i] ? 1 : 0;
+    });
+  const double nn = static_cast<double>(n), ff = static_cast<double>(f_count);
+  std::vector<std::pair<double, TokenId>> ranked;
+  for (TokenId id = 0; id < df.size(); ++id) {
+    if (fdf[id] < 2) continue;
+    const double w = rsj(fdf[id], ff, df[id], nn);
+    if (w > 0) ranked.push_back({w, id});
+  }
+  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  if (ranked.size() > kSenseTerms) ranked.resize(kSenseTerms);
+  if (ranked.empty()) return;
+  std::vector<bool> profile(c.dict.size(), false);
+  for (const auto& [w, id] : ranked) profile[id] = true;
+  // Each item's evidence; a strong match is measured against the others (leave one out).
+  std::vector<double> sense(n, 0.0);
+  std::vector<std::size_t> words(n, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    each_word(i, static_cast<std::uint32_t>(n + i), [&](TokenId id) {
+      ++words[i];
+      if (!profile[id]) return;
+      const double w = feedback[i] ? (fdf[id] >= 2 ? rsj(fdf[id] - 1, ff - 1, df[id] - 1, nn - 1) : 0.0) : rsj(fdf[id], ff, df[id], nn);
+      sense[i] += std::max(0.0, w);
+    });
+  double ref = 0;
+  for (std::size_t i = 0; i < n; ++i) ref += feedback[i] ? sense[i] : 0.0;
+  ref /= ff;
+  if (ref <= 0) return;
+  // The strong matches define the sense: they are not judged by it. A partial match is lifted
+  // only when every entity word is there (what it lacks are qualifiers: "Signal" without
+  // "app"), never for a missing or miswritten name; and only an item with text enough to judge
+  // is marked down for sharing nothing.
+  for (std::size_t i = 0; i < n; ++i) {
+    auto& ev = c.features[i].evidence;
+    if (feedback[i] || ev.generic_only || rel[i] < kRelevanceFloor) continue;
+    const double share = std::min(1.0, sense[i] / (kSenseFull * ref));
+    ev.sense = static_cast<std::int8_t>(share >= 1 ? 2 : share > 0 ? 1 : 0);
+    if (share > 0 && entity_whole[i]) rel[i] += (1 - rel[i]) * kSenseLift * share;
+    else if (share == 0 && words[i] >= kSenseJudged) rel[i] -= rel[i] * kSenseDrop;
+    rel[i] = std::clamp(rel[i], 0.0, 1.0);
+  }
+}
+
+// Morphology: the run's words that share a topic word's Snowball stem count as that word
+// ("migrating", "migrated", "migration" for "migrate"; "passkey" for "passkeys"). Only words
+// that open with the stem's first letters are stemmed, so the cost is a scan of the run's
+// vocabulary, not a stemmer call per word.
+constexpr std::size_t kStemMin = 4;  // shorter words have too many unrelated neighbours
+
+void add_word_forms(Corpus& c) {
+  for (auto& term : c.topic.terms) {
+    if (term.connector || term.number || term.forms.empty() || term.forms[0].size() != 1) continue;
+    const std::string word = c.dict.text(term.forms[0][0]);
+    if (word.size() < kStemMin || !std::all_of(word.begin(), word.end(), [](char ch) { return ch >= 'a' && ch <= 'z'; })) continue;
+    const std::string stem = core::english_stem(word);
+    if (stem.size() < kStemMin) continue;
+    const std::string_view prefix(stem.data(), kStemMin);
+    for (TokenId id = 0; id < c.dict.size(); ++id) {
+      const std::string& cand = c.dict.text(id);
+      if (cand.size() < stem.size() || cand.compare(0, prefix.size(), prefix) != 0 || cand == word) continue;
+      if (!std::all_of(cand.begin(), cand.end(), [](char ch) { return ch >= 'a' && ch <= 'z'; })) continue;
+      if (core::english_stem(cand) != stem) continue;
+      if (std::any_of(term.forms.begin(), term.forms.end(), [&](const auto& f) { return f.size() == 1 && f[0] == id; })) continue;
+      term.forms.push_back({id});
+      term.weak.push_back(false);
+      term.names.push_back(-1);
+    }
+  }
+}
+
 }  // namespace
 
 bool strong_match(const model::Item& it, const Features& f) { return it.scores.relevance >= kStrong && says_it(f.evidence); }
@@ -525,11 +655,17 @@ void score_relevance(Corpus& c) {
     for (auto& it : c.items) it.scores.relevance = 0;
     return;
   }
+  if (!core::ablated("stem")) add_word_forms(c);
   const Knowledge know = learn(c);
   Scorer scorer(c.topic, c.dict, know);
   std::vector<double> rel(c.items.size());
-  for (std::size_t i = 0; i < c.items.size(); ++i) rel[i] = scorer.score(c.features[i], c.features[i].evidence);
+  std::vector<bool> whole(c.items.size());
+  for (std::size_t i = 0; i < c.items.size(); ++i) {
+    rel[i] = scorer.score(c.features[i], c.features[i].evidence);
+    whole[i] = scorer.entity_whole();
+  }
   context_feedback(c, rel);
+  if (!core::ablated("sense")) sense_feedback(c, rel, whole);
   for (std::size_t i = 0; i < c.items.size(); ++i) c.items[i].scores.relevance = rel[i];
 }
 

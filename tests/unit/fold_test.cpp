@@ -59,3 +59,56 @@ TEST(Fold, TitleCaseSaysNothingAboutNames) {
   EXPECT_FALSE(core::case_uninformative(match_words("Treasury yields rose after Kevin Warsh signalled faster cuts")));
   EXPECT_FALSE(core::case_uninformative(match_words("Rose Byrne and Kevin Bacon to star in Apple TV+ thriller")));
 }
+
+TEST(Fold, InitialsTitlesAndCompanyFormsDoNotEndASentence) {
+  auto breaks_before = [](const std::string& text, const std::string& word) {
+    for (const auto& w : match_words(text))
+      if (w.text == word) return w.clause_break;
+    ADD_FAILURE() << word << " not in " << text;
+    return false;
+  };
+  EXPECT_FALSE(breaks_before("John F. Kennedy airport reopens", "kennedy"));
+  EXPECT_FALSE(breaks_before("The U.S. Senate passes the NDAA", "senate"));
+  EXPECT_FALSE(breaks_before("Rep. Adam Smith on Golden Dome", "adam"));
+  EXPECT_FALSE(breaks_before("St. Louis schools close", "louis"));
+  EXPECT_FALSE(breaks_before("Acme Inc. buys a rival", "buys"));
+  EXPECT_FALSE(breaks_before("Rust vs. Go for CLI tools", "go"));
+  EXPECT_TRUE(breaks_before("It shipped. Users are happy", "users")) << "a real sentence end";
+  EXPECT_TRUE(breaks_before("Plan for a year. Then we ship", "then"));
+}
+
+TEST(Fold, AHeadlineSeparatorIsABreakOfItsOwnKind) {
+  const auto w = match_words("Deadlock: the patch - notes (beta) are out! Now");
+  auto find = [&](const std::string& t) {
+    for (const auto& x : w)
+      if (x.text == t) return x;
+    return core::Word{};
+  };
+  EXPECT_TRUE(find("the").clause_break);
+  EXPECT_TRUE(find("the").headline_break) << "a colon after a name";
+  EXPECT_TRUE(find("notes").headline_break) << "a spaced dash";
+  EXPECT_TRUE(find("beta").clause_break);
+  EXPECT_FALSE(find("beta").headline_break) << "a bracket is a plain break";
+  EXPECT_FALSE(find("now").headline_break) << "an exclamation ends a sentence";
+  EXPECT_FALSE(find("patch").clause_break);
+}
+
+TEST(Fold, CapitalsAreRemembered) {
+  const auto w = match_words("ACL tear vs Acl and GDL-Streik, U.S. A");
+  ASSERT_EQ(w.size(), 10u);
+  EXPECT_TRUE(w[0].all_caps);
+  EXPECT_FALSE(w[1].all_caps);
+  EXPECT_FALSE(w[3].all_caps) << "Titlecase";
+  EXPECT_TRUE(w[5].all_caps) << "GDL of GDL-Streik";
+  EXPECT_FALSE(w[6].all_caps);
+  EXPECT_FALSE(w[7].all_caps) << "one letter is not an acronym";
+  EXPECT_FALSE(w[9].all_caps);
+}
+
+TEST(Fold, EnglishStemsJoinAWordsForms) {
+  EXPECT_EQ(core::english_stem("migrating"), core::english_stem("migrate"));
+  EXPECT_EQ(core::english_stem("migrated"), core::english_stem("migration"));
+  EXPECT_EQ(core::english_stem("passkeys"), core::english_stem("passkey"));
+  EXPECT_NE(core::english_stem("election"), core::english_stem("electric"));
+  EXPECT_EQ(core::english_stem(""), "");
+}

@@ -285,3 +285,58 @@ TEST(Plan, HostSynonymsAreValidatedAndMayStandAlone) {
   EXPECT_FALSE(parse_host_plan(many + "}}", &err));
   EXPECT_FALSE(parse_host_plan(R"({"synonyms":{"x":[")" + std::string(101, 'a') + R"("]}})", &err));
 }
+
+TEST(Relevance, TheStrongMatchesWordsSayWhichSenseIsMeant) {
+  // Strong matches about the messenger share "encrypted", "messenger", "privacy"; an item that
+  // names only "Signal" is lifted by those words, one that shares none of them is not.
+  auto c = scored("Signal app", {{.title = "Signal app drops the phone number requirement", .snippet = "The encrypted messenger now lets you sign up with a username"},
+                                 {.title = "Signal app adds usernames for privacy", .snippet = "The encrypted messenger hides your number"},
+                                 {.title = "Signal app: encrypted backups arrive", .snippet = "The messenger keeps its privacy promise"},
+                                 {.title = "Signal app tops the charts in Europe", .snippet = "An encrypted messenger with privacy first"},
+                                 {.title = "Signal fights the EU over chat control", .snippet = "The encrypted messenger would rather leave than weaken privacy"},
+                                 {.title = "Why does my Django Signal fire twice on save",
+                                  .snippet = "My post_save receiver runs two times for every model instance I create in the admin view"}});
+  EXPECT_EQ(c.features[4].evidence.sense, 2);
+  EXPECT_EQ(c.features[5].evidence.sense, 0);
+  EXPECT_GT(rel(c, 4), 0.6) << "the messenger without 'app', lifted by the strong matches' words";
+  EXPECT_GT(rel(c, 4), rel(c, 5) + 0.25) << "over a code signal that shares none of them";
+  // Too few strong matches to learn a sense from: nothing changes.
+  auto d = scored("Signal app", {{.title = "Signal app adds usernames for privacy"},
+                                 {.title = "Signal fights the EU over chat control", .snippet = "privacy"},
+                                 {.title = "Django signal fires twice on save"}});
+  EXPECT_EQ(d.features[1].evidence.sense, -1);
+}
+
+TEST(Relevance, AWordsOtherFormsCountAsTheWord) {
+  auto c = scored("migrate Postgres", {{.title = "Migrating Postgres to a new cluster"},
+                                       {.title = "We migrated Postgres in an afternoon"},
+                                       {.title = "Postgres migration checklist"},
+                                       {.title = "Postgres vacuum tuning"}});
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_GT(rel(c, i), rel(c, 3) + 0.2) << c.items[i].title;
+}
+
+TEST(Fusion, AgreementAndCorroborationScaleWithRelevance) {
+  // Two items with the same base and the same streams: the less relevant gains less from them.
+  Corpus c;
+  for (int k = 0; k < 2; ++k) {
+    model::Item it;
+    it.source = "hackernews";
+    it.id = "hn:" + std::to_string(k);
+    it.title = "x";
+    it.url = "https://example.com/" + std::to_string(k);
+    it.published_at = kAsOf;
+    it.hits = {{0, 0, "hackernews"}, {1, 0, "hackernews"}};
+    model::Sighting seen;
+    seen.source = "reddit";
+    seen.url = "https://reddit.com/" + std::to_string(k);
+    it.also_seen.push_back(seen);
+    it.scores.relevance = k == 0 ? 1.0 : 0.5;
+    c.items.push_back(std::move(it));
+    c.features.emplace_back();
+    c.features.back().base = 50;
+  }
+  fuse(c, {{"x", 1.0}, {"y", 1.0}}, {});
+  rerank(c);
+  ASSERT_EQ(c.items[0].id, "hn:0");
+  EXPECT_GT(c.items[0].scores.final - c.items[1].scores.final, 10) << "relevance 0.5: two thirds of the agreement, four ninths of the bonus";
+}
