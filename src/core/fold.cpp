@@ -225,15 +225,6 @@ bool word_char(utf8proc_int32_t cp) {
 // ':' '|' and the dashes separate a headline's name from its details; the rest end a clause.
 bool headline_separator(utf8proc_int32_t cp) { return cp == ':' || cp == '|' || cp == 0x2014 || cp == 0x2013 || cp == 0xFF1A; }
 
-// Abbreviations that a dot closes inside a sentence (titles, company forms, "vs"): English
-// writing conventions, not topics.
-bool is_title_abbreviation(std::string_view w) {
-  static constexpr std::array<std::string_view, 26> kAbbrev{"mr", "mrs", "ms", "dr", "st", "jr", "sr", "inc", "vs", "rep", "sen",
-                                                            "gov", "gen", "prof", "corp", "ltd", "co", "mt", "ft", "lt", "col",
-                                                            "sgt", "capt", "rev", "hon", "approx"};
-  return std::find(kAbbrev.begin(), kAbbrev.end(), w) != kAbbrev.end();
-}
-
 bool breaks_clause(utf8proc_int32_t cp) {
   switch (cp) {
     case ':': case ';': case '|': case '!': case '?': case '(': case ')': case '[': case ']': case '"':
@@ -315,15 +306,7 @@ void match_words(std::string_view text, std::vector<Word>& out) {
     ascii = true;
   };
   auto is_word = [&](std::size_t k) { return k < cps.size() && word_char(cps[k].cp) && !ideograph(cps[k].cp); };
-  // The dot at k closes an initial or a title, not a sentence: "John F. Kennedy", "U.S. court",
-  // "St. Louis", "Acme Inc. buys", "Rep. Adam Smith", "Rust vs. Go".
-  static const bool dots_end_sentences = ablated("abbrev"), plain_breaks = ablated("headline");
-  auto abbreviation_dot = [&](std::size_t k) {
-    if (dots_end_sentences || k == 0 || !word_char(cps[k - 1].cp) || out.empty() || start != std::string::npos) return false;
-    const std::string& w = out.back().text;
-    if (w.size() == 1) return w[0] >= 'a' && w[0] <= 'z' && out.back().upper;
-    return is_title_abbreviation(w);
-  };
+  static const bool plain_breaks = ablated("headline");
   for (std::size_t k = 0; k < cps.size(); ++k) {
     const auto cp = cps[k].cp;
     if (ideograph(cp)) {
@@ -389,7 +372,7 @@ void match_words(std::string_view text, std::vector<Word>& out) {
       // plain break again.
       pending_headline = (pending_headline || !pending_break) && headline_separator(cp) && !plain_breaks;
       pending_break = true;
-    } else if (cp == '.' && (k + 1 >= cps.size() || cps[k + 1].cp == ' ') && !abbreviation_dot(k)) {
+    } else if (cp == '.' && (k + 1 >= cps.size() || cps[k + 1].cp == ' ')) {
       pending_break = true;  // a sentence ends
       pending_headline = false;
     } else if (cp == '-' && k > 0 && k + 1 < cps.size() && cps[k - 1].cp == ' ' && cps[k + 1].cp == ' ') {

@@ -4,7 +4,6 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "core/fold.hpp"
 #include "pipeline/stages.hpp"
 
 namespace pipeline {
@@ -13,7 +12,6 @@ namespace {
 
 constexpr double kBaseShare = 0.7;  // final = 70% own merit + 30% agreement across streams
 constexpr double kAuthorDemotion = 0.5;
-constexpr double kFusionFull = 0.75;  // relevance from which agreement and corroboration count in full (a strong match)
 
 const std::string& hit_source(const model::Item& it, const model::Item::Hit& h) {
   return h.source.empty() ? it.source : h.source;
@@ -105,7 +103,6 @@ void assign_stream_ranks(Corpus& c) {
 
 void fuse(Corpus& c, const std::vector<model::SubQuery>& sub_queries,
           const std::map<std::string, double>& source_weights) {
-  static const bool plain = core::ablated("fusion");
   std::vector<double> fused(c.items.size(), 0.0);
   double max_fused = 0;
   for (std::size_t i = 0; i < c.items.size(); ++i) {
@@ -122,10 +119,7 @@ void fuse(Corpus& c, const std::vector<model::SubQuery>& sub_queries,
   }
   for (std::size_t i = 0; i < c.items.size(); ++i) {
     const double agreement = max_fused > 0 ? 100.0 * fused[i] / max_fused : 0.0;
-    // Agreement across streams counts in full for a strong match and in proportion below it: a
-    // tangential story that every stream returns is still tangential.
-    const double on_topic = plain ? 1.0 : std::min(1.0, c.items[i].scores.relevance / kFusionFull);
-    c.items[i].scores.final = std::clamp(kBaseShare * c.features[i].base + (1 - kBaseShare) * agreement * on_topic, 0.0, 100.0);
+    c.items[i].scores.final = std::clamp(kBaseShare * c.features[i].base + (1 - kBaseShare) * agreement, 0.0, 100.0);
   }
   auto order = identity(c.items.size());
   sort_by_final(c, order);
@@ -156,15 +150,11 @@ constexpr double kWeakDamping = 0.85;
 }  // namespace
 
 void rerank(Corpus& c) {
-  static const bool plain = core::ablated("fusion");
   std::vector<std::string_view> others;
   for (auto& it : c.items) {
     other_sources(it, others);
     double f = it.scores.final;
-    // Corroboration, like agreement, scales with relevance below a strong match (squared: it
-    // must never lift a half-relevant cross-post over an on-topic item).
-    const double on_topic = plain ? 1.0 : std::min(1.0, it.scores.relevance / kFusionFull);
-    f += kCorroborationBonus * on_topic * on_topic * static_cast<double>(std::min<std::size_t>(others.size(), kCorroborationMaxSources));
+    f += kCorroborationBonus * static_cast<double>(std::min<std::size_t>(others.size(), kCorroborationMaxSources));
     if (it.scores.relevance < kWeakRelevance) f *= kWeakDamping;
     it.scores.final = std::clamp(f, 0.0, 100.0);
   }

@@ -314,29 +314,3 @@ TEST(Relevance, AWordsOtherFormsCountAsTheWord) {
                                        {.title = "Postgres vacuum tuning"}});
   for (std::size_t i = 0; i < 3; ++i) EXPECT_GT(rel(c, i), rel(c, 3) + 0.2) << c.items[i].title;
 }
-
-TEST(Fusion, AgreementAndCorroborationScaleWithRelevance) {
-  // Two items with the same base and the same streams: the less relevant gains less from them.
-  Corpus c;
-  for (int k = 0; k < 2; ++k) {
-    model::Item it;
-    it.source = "hackernews";
-    it.id = "hn:" + std::to_string(k);
-    it.title = "x";
-    it.url = "https://example.com/" + std::to_string(k);
-    it.published_at = kAsOf;
-    it.hits = {{0, 0, "hackernews"}, {1, 0, "hackernews"}};
-    model::Sighting seen;
-    seen.source = "reddit";
-    seen.url = "https://reddit.com/" + std::to_string(k);
-    it.also_seen.push_back(seen);
-    it.scores.relevance = k == 0 ? 1.0 : 0.5;
-    c.items.push_back(std::move(it));
-    c.features.emplace_back();
-    c.features.back().base = 50;
-  }
-  fuse(c, {{"x", 1.0}, {"y", 1.0}}, {});
-  rerank(c);
-  ASSERT_EQ(c.items[0].id, "hn:0");
-  EXPECT_GT(c.items[0].scores.final - c.items[1].scores.final, 10) << "relevance 0.5: two thirds of the agreement, four ninths of the bonus";
-}
