@@ -19,10 +19,12 @@
 #include "core/log.hpp"
 #include "core/redact.hpp"
 #include "core/text.hpp"
+#include "core/url.hpp"
 #include "http/client.hpp"
 #include "mcp/server.hpp"
 #include "pipeline/research.hpp"
 #include "store/store.hpp"
+#include "synth/synthesize.hpp"
 
 namespace cli {
 
@@ -127,6 +129,15 @@ int run(int argc, const char* const* argv, const TestSeams& seams) {
     return usage(fmt::format("{} contains a control character (a line break?): fix it in the environment or the config file", *key));
   if (!to_stdout)
     if (auto clash = output_clash(o, ctx.config)) return usage(*clash);
+  if (o.summarize) {  // before any request: a synthesis that cannot be asked for is a usage error
+    std::string error;
+    const auto settings = synth::settings_from(ctx.config, &error);
+    if (!settings) return usage(error);
+    const auto url = core::Url::parse(settings->endpoint.base_url);
+    if (!settings->endpoint.key.empty() && url && url->scheme == "http" && url->host != "127.0.0.1" && url->host != "localhost" &&
+        url->host != "::1" && url->host != "[::1]")
+      core::log::warn("LAST30DAYS_LLM_KEY goes to {} over plain http: anyone on the path can read it (use https)", url->host);
+  }
   if (o.save && !app::memory_dir(o.save_dir, ctx.config))
     return usage("--save: HOME is not an absolute path; give --save-dir DIR or set LAST30DAYS_MEMORY_DIR");
 

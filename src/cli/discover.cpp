@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "app/summarize.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "core/file.hpp"
@@ -75,8 +76,13 @@ int one_shot(const Options& o, const Frame& f) {
   if (o.store && !db) return code;
   const auto started = core::now_unix();
   ProgressScope progress(o, f.ctx.config, progress_title(o.domain));
-  const auto report = app::run_discovery(discovery_request(o), f.ctx, progress.hooks());
+  auto report = app::run_discovery(discovery_request(o), f.ctx, progress.hooks());
   progress.finish();
+  // Discovery has no whole-run cap: the synthesis gets --timeout, or a minute, of its own.
+  if (o.summarize)
+    app::summarize(f.ctx, report,
+                   core::Deadline::in(o.timeout_seconds ? core::millis_from_seconds(*o.timeout_seconds) : core::Millis(60000)),
+                   progress.hooks().stop);
   return deliver(o, f, report, db.get(), started);
 }
 

@@ -1,6 +1,7 @@
 // library search and watch add|list|remove|run (spec §7).
 #include <fmt/format.h>
 
+#include "app/summarize.hpp"
 #include "cli/commands.hpp"
 #include "render/render.hpp"
 
@@ -21,7 +22,8 @@ std::string sources_text(const std::vector<std::string>& sources) {
 }
 
 int watch_run(const Options& o, const Frame& f, store::Store& db) {
-  const auto result = app::run_watch({o.all, app::run_budget(research_request(o))}, f.ctx, db);
+  auto result = app::run_watch({o.all, app::run_budget(research_request(o))}, f.ctx, db);
+  if (o.summarize) app::summarize(f.ctx, result.report, core::Deadline::in(app::run_budget(research_request(o))));
   std::string text;
   switch (o.emit) {
     case Emit::json: text = render::watch_json(result.report); break;

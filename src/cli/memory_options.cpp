@@ -29,6 +29,7 @@ std::optional<std::string> check_memory_options(Options& o) {
   const auto& a = o.command_args;
   o.verb = a.empty() ? "" : a[0];
   o.topic = joined(a, 1);
+  if (o.summarize && (library || o.verb != "run")) return "--summarize applies to research, --discover and watch run";
   if ((library || o.verb != "add") && (o.days_set || !o.sources.empty()))
     return fmt::format("--days and --search apply to research and watch add, not {} {}", library ? "library" : "watch", o.verb);
   if (library) {

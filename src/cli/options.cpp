@@ -74,7 +74,7 @@ constexpr std::string_view kDiscoveryOnly[] = {"--discover-shallow", "--nominate
 constexpr std::string_view kDoctorRejects[] = {"--discover", "--discover-shallow", "--nominate-only", "--judgments",
                                                "--finalize", "--angles", "--enrich-budget", "--enrich-workers",
                                                "--days", "--as-of", "--quick", "--deep", "--plan", "--save",
-                                               "--save-dir", "--store", "--no-compare"};
+                                               "--save-dir", "--store", "--no-compare", "--summarize"};
 
 }  // namespace
 
@@ -223,6 +223,9 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   group(app.add_option("--save-dir", o.save_dir, "save there (implies --save)"), "Output", "DIR");
   group(app.add_flag("--store", o.store, "record the run in the research store (library, watch)"), "Output");
   group(app.add_flag("--quiet", o.quiet, "no progress or notes on stderr"), "Output");
+  group(app.add_flag("--summarize", o.summarize,
+                     "add a \"What happened\" by an OpenAI-compatible model, every citation checked (LAST30DAYS_LLM_URL, _MODEL, _KEY)"),
+        "Output");
   bool discover_flag = false;
   auto* discover = app.add_flag("--discover", discover_flag, "what is spiking now; --discover=DOMAIN for one domain");
   group(discover, "Discovery", "[=DOMAIN]");
@@ -388,6 +391,8 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   if (o.nominate_only && (!o.judgments_file.empty() || o.finalize))
     return usage_error("--nominate-only cannot be combined with --judgments or --finalize: they are separate legs");
   if (!o.judgments_file.empty() && o.finalize) return usage_error("--judgments and --finalize are separate legs: run them one after the other");
+  if (o.summarize && (o.nominate_only || !o.judgments_file.empty() || o.finalize))
+    return usage_error("--summarize applies to a one-shot --discover, not to the host protocol's legs");
 
   if (quick && deep) return usage_error("--quick and --deep are mutually exclusive");
   o.depth = quick ? model::Depth::quick : deep ? model::Depth::deep : model::Depth::standard;

@@ -31,6 +31,7 @@ struct Options {
   bool store = false;
   std::optional<std::string> plan_json;  // inline JSON or the file's content
   bool strict = false;
+  bool summarize = false;  // --summarize: a "What happened" synthesis (src/synth)
   std::optional<double> timeout_seconds;
   bool quiet = false;
   std::string record_dir;

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "app/summarize.hpp"
 #include "cli/commands.hpp"
 #include "cli/progress.hpp"
 #include "core/log.hpp"
@@ -71,6 +72,7 @@ int research_command(const Options& o, const Frame& f) {
   auto run = app::run_research(request, f.ctx, progress.hooks());
   progress.finish();
   if (!run.ok()) return fail(2, run.error);
+  if (o.summarize) app::summarize(f.ctx, run, deadline, progress.hooks().stop);
   // Only this top-level command records, after the run (spec §6.4); a comparison stores
   // each entity as its own topic, in one transaction.
   if (db) store_error = app::remember(*db, run.reports(), started, deadline);

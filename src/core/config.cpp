@@ -16,9 +16,9 @@ namespace core {
 
 namespace {
 // SEARXNG_URL may carry user:password@ for a private instance.
-constexpr std::array<std::string_view, 10> kSecretKeys{
+constexpr std::array<std::string_view, 11> kSecretKeys{
     "GITHUB_TOKEN", "REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET", "BSKY_APP_PASSWORD", "X_BEARER_TOKEN",
-    "YOUTUBE_API_KEY", "BRAVE_API_KEY", "STACKEXCHANGE_KEY", "BSKY_HANDLE", "SEARXNG_URL"};
+    "YOUTUBE_API_KEY", "BRAVE_API_KEY", "STACKEXCHANGE_KEY", "BSKY_HANDLE", "SEARXNG_URL", "LAST30DAYS_LLM_KEY"};
 }
 
 bool Config::is_secret_key(std::string_view key) {

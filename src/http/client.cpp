@@ -65,11 +65,14 @@ struct Transfer {
   std::atomic<bool> cancel{false};
   std::size_t max_body = 0;
   std::size_t max_decoded = 0;
+  std::function<bool(std::string_view)> on_body;  // streaming (Request::on_body)
+  bool keep_streamed = false;                      // --record: the cassette needs the body too
 
   // Loop thread only.
   CURL* easy = nullptr;
   curl_slist* header_list = nullptr;
   std::string received;
+  std::size_t streamed = 0;  // bytes handed to on_body
   std::vector<Header> received_headers;
   bool too_large = false;
   char errbuf[CURL_ERROR_SIZE] = {};
@@ -84,6 +87,17 @@ struct Transfer {
 size_t on_write(char* data, size_t size, size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
   const size_t len = size * n;
+  long status = 0;
+  if (t->on_body) curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+  if (status >= 200 && status < 300) {
+    t->streamed += len;
+    if (t->streamed > t->max_decoded || !t->on_body(std::string_view(data, len))) {
+      t->too_large = true;
+      return 0;
+    }
+    if (t->keep_streamed) t->received.append(data, len);  // bounded by max_decoded above
+    return len;
+  }
   if (t->received.size() + len > t->max_decoded) {
     t->too_large = true;
     return 0;  // CURLE_WRITE_ERROR aborts the transfer
@@ -398,6 +412,8 @@ struct Client::Impl {
     t->headers = req.headers;
     t->max_body = opts.max_body_bytes;
     t->max_decoded = opts.max_decoded_bytes;
+    t->on_body = req.on_body;
+    t->keep_streamed = req.on_body && cassette != nullptr;
     t->timeout_ms = static_cast<long>(req.timeout.count());
     const auto now = Clock::now();
     t->hard_deadline = std::min(now + req.timeout, req.deadline.when());
@@ -440,10 +456,15 @@ struct Client::Impl {
     if (replay) {
       auto r = cassette->replay(req.method, logical_url, req.body);
       if (!r) return failure(NetError::replay_miss, "no recording for " + cassette->redact_url(logical_url));
+      if (req.on_body && r->status >= 200 && r->status < 300) {
+        if (!req.on_body(r->body)) return failure(NetError::too_large, "response body over the size cap");
+        r->body.clear();
+      }
       return *r;
     }
     Response r = network(req, logical_url);
     if (cassette && r.error != NetError::cancelled) cassette->record(req.method, logical_url, req.body, r);
+    if (req.on_body && r.status >= 200 && r.status < 300) r.body.clear();  // the copy was the cassette's
     return r;
   }
 

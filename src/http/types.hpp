@@ -1,5 +1,6 @@
 #pragma once
 // The engine's view of HTTP: plain values and a closed error enum. No curl here.
+#include <functional>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -39,6 +40,10 @@ struct Request {
   core::Millis timeout{15000};                       // per attempt
   core::Deadline deadline = core::Deadline::never();  // caps all attempts and waits
   std::stop_token stop;                               // aborts the transfer in flight
+  // Streaming: a 2xx body is handed here piece by piece as it arrives (any split, on the
+  // client's loop thread: keep it short) instead of into Response::body. Returning false
+  // aborts the transfer as too_large. Other statuses still fill Response::body.
+  std::function<bool(std::string_view)> on_body;
 };
 
 struct Response {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "model/report.hpp"
+#include "model/synthesis.hpp"
 
 namespace model {
 
@@ -33,6 +34,7 @@ struct Comparison {
   std::vector<SharedStory> shared;       // best first
   std::vector<std::string> warnings;
   Outcome outcome = Outcome::ok;
+  std::optional<Synthesis> synthesis;  // --summarize: one synthesis contrasting the entities
 
   // The shared story an entity's cluster belongs to, or nullptr.
   const SharedStory* shared_story(std::size_t entity, const std::string& cluster) const;

@@ -8,6 +8,7 @@
 #include "model/item.hpp"
 #include "model/report.hpp"
 #include "model/source_state.hpp"
+#include "model/synthesis.hpp"
 
 namespace model {
 
@@ -67,6 +68,7 @@ struct DiscoveryReport {
   Outcome outcome = Outcome::ok;
   std::optional<WeakSignal> weak_signal;
   std::string bundle_id;  // protocol legs only
+  std::optional<Synthesis> synthesis;  // --summarize: what each top topic is
 };
 
 }  // namespace model

@@ -9,6 +9,7 @@
 #include "core/time.hpp"
 #include "model/item.hpp"
 #include "model/source_state.hpp"
+#include "model/synthesis.hpp"
 
 namespace model {
 
@@ -47,6 +48,7 @@ struct WatchRun {
   std::map<std::string, double> previous_engagement;  // surging item id -> highest stored before
   std::map<std::string, SourceStatus> source_status;
   std::optional<std::string> error;  // the run could not be recorded (lease lost, store error)
+  std::optional<Synthesis> synthesis;  // --summarize: what is new, in a few verified sentences
 };
 
 struct WatchReport {

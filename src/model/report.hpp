@@ -7,6 +7,7 @@
 
 #include "model/item.hpp"
 #include "model/source_state.hpp"
+#include "model/synthesis.hpp"
 
 namespace model {
 
@@ -72,6 +73,7 @@ struct Report {
   std::vector<std::string> warnings;
   Outcome outcome = Outcome::ok;
   std::optional<History> history;  // set only when the run is stored
+  std::optional<Synthesis> synthesis;  // --summarize
 };
 
 }  // namespace model

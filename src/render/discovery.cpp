@@ -6,6 +6,7 @@
 
 #include "model/source_status_json.hpp"
 #include "render/escape.hpp"
+#include "render/json_parts.hpp"
 #include "render/render.hpp"
 
 namespace render {
@@ -85,6 +86,7 @@ std::string discovery_json(const model::DiscoveryReport& r) {
             {"weak_signal", weak},
             {"nomination_ms", r.nomination_ms},
             {"bundle_id", r.bundle_id.empty() ? ojson(nullptr) : ojson(r.bundle_id)}};
+  if (r.synthesis) doc["synthesis"] = synthesis_json(*r.synthesis);
   return doc.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
 }
 
@@ -100,6 +102,7 @@ std::string discovery_compact(const model::DiscoveryReport& r) {
   out += fmt::format("enrichment: {} tier · depth {} · {} workers · {:.0f} s budget · took {:.1f} s\n\n", r.enrichment.tier,
                      model::to_string(r.enrichment.depth), r.enrichment.max_workers, r.enrichment.budget_seconds,
                      static_cast<double>(r.enrichment.elapsed_ms) / 1000.0);
+  if (r.synthesis) out += synthesis_compact(*r.synthesis);
   if (r.results.empty() && !model::any_answered(r.source_status)) {
     out += "No listing could be asked, so there is nothing to rank.\n";
   } else if (r.results.empty()) {
@@ -131,6 +134,7 @@ std::string discovery_compact(const model::DiscoveryReport& r) {
 
 std::string discovery_markdown(const model::DiscoveryReport& r) {
   std::string out = "# last30days discover: " + heading(r, md::text(r.domain)) + "\n\n";
+  if (r.synthesis) out += synthesis_markdown(*r.synthesis);
   if (r.results.empty())
     out += r.weak_signal ? fmt::format("**Nothing solid.** Closest weak signal: *{}* — {}.\n\n", md::text(r.weak_signal->name),
                                        md::text(r.weak_signal->reason))

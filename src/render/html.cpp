@@ -58,6 +58,8 @@ footer{color:var(--muted);font-size:.8rem;margin:2rem 0 1rem}
 h3{font-size:1rem;margin:0 0 .25rem}
 .entity{border-top:2px solid var(--line);padding-top:.5rem}
 .scroll{overflow-x:auto}
+.synthesis{background:var(--card);border:1px solid var(--line);border-radius:.5rem;padding:.75rem 1rem}
+.synthesis ul{margin:.25rem 0;padding-left:1.1rem}.synthesis sup a{text-decoration:none;margin-left:.1rem}
 table.compare{border-collapse:collapse;font-size:.875rem;background:var(--card)}
 .compare th,.compare td{border:1px solid var(--line);padding:.25rem .6rem;text-align:left;vertical-align:top;overflow-wrap:normal;word-break:normal}
 .compare td.bad{color:var(--bad)}
@@ -303,6 +305,7 @@ std::string research_html(const model::Report& r, std::size_t stories) {
                      core::format_iso8601(r.generated_at), count_phrase(r.items.size(), r.clusters.size()));
   if (const auto h = history_summary(r); !h.empty()) out += "<p class=\"meta\">history: " + html::text(h) + "</p>\n";
   out += badges(r);
+  if (r.synthesis) out += synthesis_html(*r.synthesis);
   out += nothing_notice(r);
   out += "<section class=\"charts\">\n" + timeline(r, pal) + engagement_chart(r, pal) + "</section>\n";
   out += "<section aria-label=\"stories\">\n";
@@ -333,6 +336,7 @@ std::string comparison_html(const model::Comparison& c) {
   if (!c.entities.empty())
     if (const auto ids = not_set_up(c.entities.front().report.source_status); !ids.empty())
       out += "<p class=\"meta\">not set up: " + html::text(ids) + " \u2014 see <code>last30days doctor</code></p>\n";
+  if (c.synthesis) out += synthesis_html(*c.synthesis);
   if (!c.shared.empty()) {
     out += "<section>\n<h2>Shared stories</h2>\n<ul>\n";
     for (const auto& s : c.shared) {

@@ -113,6 +113,7 @@ ojson report_object(const model::Report& r) {
             {"plan", {{"intent", r.plan.intent}, {"sub_queries", subs}, {"source_weights", r.plan.source_weights},
                       {"synonyms", synonyms},
                       {"from_host", r.plan.from_host}}}};
+  if (r.synthesis) doc["synthesis"] = synthesis_json(*r.synthesis);
   if (r.history)
     doc["history"] = {{"runs_before", r.history->runs_before},
                       {"last_run_at", r.history->last_run_at ? ojson(core::format_iso8601(*r.history->last_run_at)) : ojson(nullptr)}};
@@ -142,16 +143,18 @@ std::string comparison_json(const model::Comparison& c) {
     for (const auto& m : st.members) clusters.push_back({{"entity", c.entities[m.entity].name}, {"cluster", m.cluster}});
     shared.push_back({{"title", st.title}, {"url", st.url}, {"entities", st.entities}, {"clusters", clusters}});
   }
-  return dump({{"schema_version", 1},
-               {"kind", "comparison"},
-               {"topic", c.topic},
-               {"depth", std::string(model::to_string(c.depth))},
-               {"window", window_object(c.window)},
-               {"generated_at", core::format_iso8601(c.generated_at)},
-               {"entities", entities},
-               {"shared_stories", shared},
-               {"warnings", c.warnings},
-               {"outcome", c.outcome == model::Outcome::ok ? "ok" : "nothing-solid"}});
+  ojson doc{{"schema_version", 1},
+            {"kind", "comparison"},
+            {"topic", c.topic},
+            {"depth", std::string(model::to_string(c.depth))},
+            {"window", window_object(c.window)},
+            {"generated_at", core::format_iso8601(c.generated_at)},
+            {"entities", entities},
+            {"shared_stories", shared},
+            {"warnings", c.warnings},
+            {"outcome", c.outcome == model::Outcome::ok ? "ok" : "nothing-solid"}};
+  if (c.synthesis) doc["synthesis"] = synthesis_json(*c.synthesis);
+  return dump(doc);
 }
 
 }  // namespace render

@@ -7,6 +7,7 @@
 
 #include "model/item.hpp"
 #include "model/source_state.hpp"
+#include "model/synthesis.hpp"
 
 namespace render {
 
@@ -14,6 +15,7 @@ using ojson = nlohmann::ordered_json;
 
 ojson item_json(const model::Item& it);
 ojson status_json(const std::map<std::string, model::SourceStatus>& source_status);
+ojson synthesis_json(const model::Synthesis& s);
 // The printed document: 2-space indent, invalid UTF-8 replaced, one trailing newline.
 std::string dump(const ojson& doc);
 

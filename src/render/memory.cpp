@@ -100,6 +100,7 @@ std::string watch_json(const model::WatchReport& r) {
             {"surging", surging},
             {"source_status", status_json(run.source_status)}};
     if (run.error) j["error"] = *run.error;
+    if (run.synthesis) j["synthesis"] = synthesis_json(*run.synthesis);
     runs.push_back(std::move(j));
   }
   return dump({{"schema_version", 1},
@@ -145,6 +146,7 @@ std::string watch_compact(const model::WatchReport& r) {
                                                     : fmt::format("{} {} {}", id, model::to_string(st.state), st.items));
     out += "sources: " + badges + "\n";
     if (run.error) out += "! " + term::text(*run.error) + "\n";
+    if (run.synthesis) out += synthesis_compact(*run.synthesis);
     if (run.fresh.empty() && run.surging.empty()) out += "  nothing new since the previous run\n";
     for (const auto& it : run.fresh) out += "  new      " + term::text(it.title) + " — " + item_meta(it, std::nullopt) + "\n           " + term::url(it.url) + "\n";
     for (const auto& it : run.surging)
@@ -165,6 +167,7 @@ std::string watch_markdown(const model::WatchReport& r) {
       out += fmt::format("| {} | {} | {} | {} |\n", id, model::to_string(st.state), st.items, md::text(st.reason));
     out += "\n";
     if (run.error) out += "**" + md::text(*run.error) + "**\n\n";
+    if (run.synthesis) out += synthesis_markdown(*run.synthesis, "###");
     if (run.fresh.empty() && run.surging.empty()) out += "Nothing new since the previous run.\n";
     for (const auto& it : run.fresh)
       out += fmt::format("- *new* {} — {}\n", md::link(it.title, it.url), md::text(item_meta(it, std::nullopt)));

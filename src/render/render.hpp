@@ -86,6 +86,13 @@ std::string seen_label(const model::Item& it);
 // With --store: "first run of this topic" or "2 runs before, the last at 2026-11-29T10:00:00Z".
 std::string history_summary(const model::Report& r);
 
+// "What happened" (--summarize): the verified sentences with [n] citations, the cost in
+// tokens, and how many sentences the citation check dropped and why.
+std::string synthesis_compact(const model::Synthesis& s);
+std::string synthesis_markdown(const model::Synthesis& s, std::string_view level = "##");
+std::string synthesis_html(const model::Synthesis& s);
+std::string synthesis_dropped(const model::Synthesis& s);  // "" when none was dropped
+
 // The memory commands (spec §7).
 std::string library_json(const model::LibraryResult& r);
 std::string library_compact(const model::LibraryResult& r);

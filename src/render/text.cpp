@@ -221,6 +221,7 @@ std::string research_compact(const model::Report& r, std::size_t stories) {
   for (const auto& [id, st] : r.source_status)
     if (const std::string note = comments_note(st); !note.empty()) out += fmt::format("  {}: {}\n", id, term::text(note));
   out += "\n";
+  if (r.synthesis) out += synthesis_compact(*r.synthesis);
   const bool any_answered = model::any_answered(r.source_status);
   if (r.outcome == model::Outcome::nothing_solid && any_answered)
     out += fmt::format("Nothing solid about \"{}\" in the last {} days.{}\n\n", term::text(r.topic), r.window.days,
@@ -283,6 +284,7 @@ std::string research_markdown(const model::Report& r, std::size_t stories) {
   if (!rows.empty()) out += "| source | state | items | note |\n|---|---|---|---|\n" + rows + "\n";
   if (const auto ids = not_set_up(r.source_status); !ids.empty())
     out += "Not set up: " + md::text(ids) + " \u2014 see `last30days doctor`\n\n";
+  if (r.synthesis) out += synthesis_markdown(*r.synthesis);
   if (!model::any_answered(r.source_status))
     out += "**" + md::text(no_answer_line(r.source_status)) + "**\n\n";
   else if (r.outcome == model::Outcome::nothing_solid)
@@ -417,6 +419,7 @@ std::string comparison_compact(const model::Comparison& c) {
     if (const auto line = not_set_up_line(c.entities.front().report.source_status); !line.empty()) out += line + "\n";
   for (const auto& d : degraded_sources(c))
     out += fmt::format("  {}: {} — {} ({})\n", d.source, d.state, term::text(d.reason), term::text(joined(d.entities, ", ")));
+  if (c.synthesis) out += "\n" + synthesis_compact(*c.synthesis);
 
   for (std::size_t k = 0; k < c.entities.size(); ++k) {
     const auto& r = c.entities[k].report;
@@ -469,6 +472,7 @@ std::string comparison_markdown(const model::Comparison& c) {
     out += fmt::format("- {}: {} — {} ({})\n", d.source, d.state, md::text(d.reason),
                        md::text(joined(d.entities, ", ")));
   if (!degraded.empty()) out += "\n";
+  if (c.synthesis) out += synthesis_markdown(*c.synthesis);
   for (std::size_t k = 0; k < c.entities.size(); ++k) {
     const auto& r = c.entities[k].report;
     out += fmt::format("## {}\n\n", md::text(c.entities[k].name));

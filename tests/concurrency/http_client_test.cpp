@@ -222,6 +222,49 @@ TEST(HttpClient, CapsBodyAndDecompressedSize) {
   EXPECT_EQ(bomb.error, NetError::too_large);
 }
 
+TEST(HttpClient, StreamsA2xxBodyPieceByPieceAsItArrives) {
+  FakeUpstream fake([](const FakeRequest& r) {
+    if (r.path == "/fail") return FakeReply::json("{\"error\":\"down\"}", 500);
+    FakeReply x;
+    x.content_type = "text/event-stream";
+    x.chunks = {"data: {\"a\":", "1}\n\n", "data: [DONE]\n\n"};
+    x.chunk_gap = 40ms;
+    return x;
+  });
+  auto c = client_for(fake);
+  std::vector<std::string> pieces;
+  std::vector<std::chrono::steady_clock::time_point> when;
+  auto req = get("https://api.example.com/stream");
+  req.on_body = [&](std::string_view piece) {
+    pieces.emplace_back(piece);
+    when.push_back(std::chrono::steady_clock::now());
+    return true;
+  };
+  auto r = c->fetch(req);
+  ASSERT_EQ(r.error, NetError::none) << r.error_detail;
+  EXPECT_EQ(r.status, 200);
+  EXPECT_TRUE(r.body.empty()) << "a streamed body is the callback's, not the response's";
+  std::string all;
+  for (const auto& p : pieces) all += p;
+  EXPECT_EQ(all, "data: {\"a\":1}\n\ndata: [DONE]\n\n");
+  ASSERT_GE(pieces.size(), 2u) << "pieces arrive as they are sent, not at the end";
+  EXPECT_GE(when.back() - when.front(), 30ms);
+
+  // An error status is not streamed: it is the response's body, for the caller's reason.
+  auto fail = get("https://api.example.com/fail");
+  int calls = 0;
+  fail.on_body = [&](std::string_view) { return ++calls > 0; };
+  auto f = c->fetch(fail);
+  EXPECT_EQ(f.status, 500);
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(f.body, "{\"error\":\"down\"}");
+
+  // The callback bounds what it takes: false aborts the transfer.
+  auto capped = get("https://api.example.com/stream");
+  capped.on_body = [](std::string_view) { return false; };
+  EXPECT_EQ(c->fetch(capped).error, NetError::too_large);
+}
+
 TEST(HttpClient, DecodesGzip) {
   FakeUpstream fake([](const FakeRequest&) {
     FakeReply r = FakeReply::json("{\"items\":[1,2,3]}");

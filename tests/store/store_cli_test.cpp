@@ -19,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+#include "fake_llm.hpp"
 #include "fake_upstream.hpp"
 #include "pg_cluster.hpp"
 #include "scenario.hpp"
@@ -245,6 +246,49 @@ TEST(StoreCli, WatchRunPrintsOnlyWhatIsNewAndWhatSurged) {
   EXPECT_EQ(gone.exit_code, 2);
   EXPECT_NE(gone.err.find("not watched"), std::string::npos) << gone.err;
   EXPECT_TRUE(parse(w.run({"watch", "list", "--emit", "json"}))["topics"].empty());
+}
+
+// watch run --summarize: each topic with something new gets its own verified "What
+// happened"; a topic with nothing new asks the model nothing; the key stays out of the store.
+TEST(StoreCli, WatchRunSummarizesWhatIsNewPerTopic) {
+  HnWorld w;
+  w.set(kTwo);
+  ASSERT_EQ(w.run({"watch", "add", "zig comptime", "--search", "hn"}).exit_code, 0);
+  ASSERT_EQ(w.run({"watch", "add", "odin lang", "--search", "hn"}).exit_code, 0);
+  const std::string key = "sk-l30-watch-key-ZQ2synth";
+  std::vector<std::string> asked;
+  FakeLlm llm([&](const LlmPrompt& p, int) {
+    asked.push_back(p.user);
+    const std::string id = p.items.empty() ? "none" : p.items[0].value("id", "");
+    const std::string title = p.items.empty() ? "" : p.items[0].value("title", "");
+    return sse_answer(sentences_json({{"New: \u201c" + title + "\u201d.", {id}}, {"It drew 999999 points.", {id}}}));
+  });
+  const std::map<std::string, std::string> llm_env{
+      {"LAST30DAYS_LLM_URL", llm.url()}, {"LAST30DAYS_LLM_MODEL", "fake-model"}, {"LAST30DAYS_LLM_KEY", key}};
+  auto run = w.run({"watch", "run", "--all", "--summarize", "--emit", "json"}, llm_env);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto j = parse(run);
+  bool summarized = false;
+  for (const auto& r : j["runs"]) {
+    if (r["new"].empty()) {
+      EXPECT_FALSE(r.contains("synthesis")) << r["topic"];
+      continue;
+    }
+    ASSERT_TRUE(r.contains("synthesis")) << r.dump().substr(0, 300);
+    EXPECT_EQ(r["synthesis"]["sentences"][0]["verified"], true) << r["synthesis"].dump();
+    EXPECT_EQ(r["synthesis"]["dropped"], 1);
+    summarized = true;
+  }
+  EXPECT_TRUE(summarized);
+  ASSERT_EQ(asked.size(), 1u) << "only the topic with something new was sent";
+  EXPECT_NE(asked[0].find("since its last run"), std::string::npos);
+  EXPECT_EQ(run.out.find(key), std::string::npos);
+  for (const auto& f : fs::recursive_directory_iterator(w.home().path()))
+    if (f.is_regular_file()) {
+      EXPECT_EQ(slurp(f.path()).find(key), std::string::npos) << f.path();
+    }
+  auto bad = w.run({"watch", "list", "--summarize"}, llm_env);
+  EXPECT_EQ(bad.exit_code, 2);
 }
 
 TEST(StoreCli, LibrarySearchFindsStoredFindingsAndSavedBriefs) {

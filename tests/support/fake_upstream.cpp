@@ -3,13 +3,16 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -103,6 +106,8 @@ struct Conn {
   bool close_after = false;
   Clock::time_point send_at{};
   bool waiting_delay = false;
+  std::deque<std::string> later;  // streamed pieces still to write, each after `gap`
+  std::chrono::milliseconds gap{0};
 };
 
 }  // namespace
@@ -167,7 +172,13 @@ struct FakeUpstream::Impl {
             close_conn(c, true);
             continue;
           }
-          if (c.out_pos == c.out.size()) {
+          if (c.out_pos == c.out.size() && !c.later.empty()) {
+            c.out = std::move(c.later.front());
+            c.later.pop_front();
+            c.out_pos = 0;
+            c.waiting_delay = true;
+            c.send_at = Clock::now() + c.gap;
+          } else if (c.out_pos == c.out.size()) {
             finish(c);
             if (c.close_after) close_conn(c, false);
           }
@@ -239,6 +250,24 @@ struct FakeUpstream::Impl {
     if (reply.mode == FakeReply::Mode::hang) return;  // never answer; watch for the client's close
     if (reply.mode == FakeReply::Mode::close) {
       close_conn(c, false);
+      return;
+    }
+    if (!reply.chunks.empty()) {
+      int one = 1;
+      ::setsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // each piece its own segment
+      std::string out = "HTTP/1.1 " + std::to_string(reply.status) + " " + reason(reply.status) + "\r\n";
+      out += "Content-Type: " + reply.content_type + "\r\nTransfer-Encoding: chunked\r\n";
+      for (auto& [k, v] : reply.headers) out += k + ": " + v + "\r\n";
+      c.out = out + "\r\n";
+      c.out_pos = 0;
+      c.gap = reply.chunk_gap;
+      for (const auto& piece : reply.chunks) {
+        if (piece.empty()) continue;  // an empty chunk would end the body early
+        char size[32];
+        std::snprintf(size, sizeof size, "%zx\r\n", piece.size());
+        c.later.push_back(size + piece + "\r\n");
+      }
+      c.later.push_back("0\r\n\r\n");
       return;
     }
     std::string body = reply.gzip ? gzip(reply.body) : reply.body;

@@ -31,6 +31,10 @@ struct FakeReply {
   std::vector<std::pair<std::string, std::string>> headers;
   std::chrono::milliseconds delay{0};
   bool gzip = false;
+  // Streaming: when set, the body is sent with Transfer-Encoding: chunked, one HTTP chunk
+  // per piece, each written on its own after chunk_gap (body is ignored).
+  std::vector<std::string> chunks;
+  std::chrono::milliseconds chunk_gap{15};
 
   static FakeReply json(std::string body, int status = 200);
   static FakeReply xml(std::string body, std::string type = "application/atom+xml");
