@@ -23,6 +23,7 @@ constexpr std::size_t kSnippetBytes = 280;
 constexpr std::size_t kCommentBytes = 220;
 constexpr std::size_t kCommentsPerItem = 2;
 constexpr std::size_t kWatchItems = 10;
+constexpr std::size_t kSightingsPerItem = 2;  // folded cross-posts shown with an item
 
 bool is_ratio(std::string_view field) { return field == "upvote_ratio" || field == "odds"; }
 
@@ -48,11 +49,12 @@ Evidence from_item(const model::Item& it, const std::string& group) {
   e.snippet = core::truncate_utf8(core::printable_line(it.snippet), kSnippetBytes);
   for (std::size_t k = 0; k < it.comments.size() && k < kCommentsPerItem; ++k)
     e.comments.push_back(core::excerpt(it.comments[k].text, kCommentBytes));
-  for (const auto& s : it.also_seen) {
+  for (const auto& s : it.also_seen) add_engagement(e, s.engagement);  // every sighting's figures back the item
+  for (std::size_t k = 0; k < it.also_seen.size() && k < kSightingsPerItem; ++k) {
+    const auto& s = it.also_seen[k];
     // A folded cross-post is the same story: its title, engagement and quotes back the item too.
     const std::string se = render::engagement_summary(s.engagement);
     e.comments.push_back(core::printable_line(s.title) + " (also on " + s.source + (se.empty() ? "" : ", " + se) + ")");
-    add_engagement(e, s.engagement);
     for (std::size_t k = 0; k < s.comments.size() && k < 1; ++k) e.comments.push_back(core::excerpt(s.comments[k].text, kCommentBytes));
   }
   return e;

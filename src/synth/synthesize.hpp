@@ -21,9 +21,9 @@ namespace synth {
 
 struct Settings {
   Endpoint endpoint;
-  long max_prompt_tokens = 8000;  // LAST30DAYS_LLM_MAX_PROMPT_TOKENS
+  long max_prompt_tokens = 12000;  // LAST30DAYS_LLM_MAX_PROMPT_TOKENS
 };
-inline constexpr long kDefaultPromptBudget = 8000;
+inline constexpr long kDefaultPromptBudget = 12000;
 
 // From the configuration, checked before any request: nullopt with *error naming what is
 // missing or malformed (a usage error, exit 2).
