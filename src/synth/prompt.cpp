@@ -55,7 +55,7 @@ Evidence from_item(const model::Item& it, const std::string& group) {
     // A folded cross-post is the same story: its title, engagement and quotes back the item too.
     const std::string se = render::engagement_summary(s.engagement);
     e.comments.push_back(core::printable_line(s.title) + " (also on " + s.source + (se.empty() ? "" : ", " + se) + ")");
-    for (std::size_t k = 0; k < s.comments.size() && k < 1; ++k) e.comments.push_back(core::excerpt(s.comments[k].text, kCommentBytes));
+    if (!s.comments.empty()) e.comments.push_back(core::excerpt(s.comments.front().text, kCommentBytes));
   }
   return e;
 }

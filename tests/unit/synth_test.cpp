@@ -43,8 +43,9 @@ Evidence ev(std::string id, std::string title, std::vector<double> values = {}, 
 }  // namespace
 
 TEST(SseParser, GivesTheSameEventsWhateverTheSplit) {
-  const std::string stream = "data: one\n\n: comment\ndata: two\ndata: lines\r\n\r\nevent: x\ndata: three\r\rdata: four";
-  const std::vector<std::string> want{"one", "two\nlines", "three", "four"};
+  const std::string stream =
+      "data: one\n\n: comment\ndata: two\ndata: lines\r\n\r\nevent: x\ndata: three\r\rdata: x\r\ndata: y\r\n\r\ndata: four";
+  const std::vector<std::string> want{"one", "two\nlines", "three", "x\ny", "four"};
   for (std::size_t piece = 1; piece <= stream.size(); ++piece) {
     std::vector<std::string> got;
     SseParser p([&](std::string_view d) { got.emplace_back(d); return true; });
