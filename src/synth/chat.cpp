@@ -6,6 +6,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "core/json.hpp"
 #include "core/redact.hpp"
 #include "core/text.hpp"
 #include "core/url.hpp"
@@ -52,7 +53,7 @@ std::string request_body(const Endpoint& ep, const ChatRequest& req) {
             {"messages", messages},
             {"stream", true},
             {"stream_options", {{"include_usage", true}}}};
-  if (!req.response_format.empty()) body["response_format"] = json::parse(req.response_format);
+  if (!req.response_format.empty()) body["response_format"] = core::json::parse_or_discarded(req.response_format);
   return body.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -120,7 +121,7 @@ struct AnswerReader::Impl {
       done = true;
       return false;
     }
-    const json doc = json::parse(data, nullptr, false);
+    const json doc = core::json::parse_or_discarded(data);
     if (doc.is_discarded() || !doc.is_object()) {
       answer.error = "the model server sent an event that is not JSON";
       return false;
@@ -168,7 +169,7 @@ struct AnswerReader::Impl {
 
   ChatAnswer finish() {
     if (!answer.error && mode == Mode::whole) {
-      const json doc = json::parse(raw, nullptr, false);
+      const json doc = core::json::parse_or_discarded(raw);
       if (doc.is_discarded()) answer.error = "the model server's answer is not JSON";
       else if (const auto msg = server_message(doc); !msg.empty()) answer.error = "the model server reported an error: " + clean_reason(msg);
       else event(raw);
@@ -200,7 +201,7 @@ bool sleep_for(core::Millis d, const std::stop_token& stop) {
 
 std::string status_reason(const http::Response& r, const Endpoint& ep) {
   std::string msg;
-  const json doc = json::parse(r.body, nullptr, false);
+  const json doc = core::json::parse_or_discarded(r.body);
   if (!doc.is_discarded()) msg = server_message(doc);
   const std::string tail = msg.empty() ? "" : ": " + clean_reason(msg);
   const auto host = core::Url::parse(ep.base_url);

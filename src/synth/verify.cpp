@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/json.hpp"
 #include "core/redact.hpp"
 #include "core/text.hpp"
 #include "render/render.hpp"
@@ -262,7 +263,7 @@ std::optional<std::vector<Claim>> parse_answer(std::string_view content, std::st
     if (close != std::string_view::npos) s = s.substr(0, close);
     s = core::trim(s);
   }
-  const json doc = json::parse(s, nullptr, false);
+  const json doc = core::json::parse_or_discarded(s);
   if (doc.is_discarded() || !doc.is_object()) {
     *why = "the model did not answer in the JSON form asked for ({\"sentences\":[{\"text\",\"cites\"}]})";
     return std::nullopt;
