@@ -17,7 +17,7 @@ constexpr std::string_view kGroups[] = {"Research", "Output", "Discovery", "Libr
 
 constexpr std::string_view kResearchFlags[] = {"--days", "--as-of", "--quick", "--deep", "--search", "--plan", "--no-compare",
                                                "--limit", "--emit", "--output", "--save", "--save-dir", "--store", "--strict",
-                                               "--timeout", "--quiet", "--record", "--replay"};
+                                               "--summarize", "--timeout", "--quiet", "--record", "--replay"};
 
 std::vector<std::string_view> research_flags() { return {std::begin(kResearchFlags), std::end(kResearchFlags)}; }
 
@@ -39,7 +39,7 @@ const std::vector<CommandHelp>& commands() {
        "--discover=DOMAIN (ai, security, ...) looks at one domain. Agent hosts judge nominations with "
        "--nominate-only, then --judgments FILE, then --finalize --angles FILE.",
        {"--discover", "--discover-shallow", "--nominate-only", "--judgments", "--finalize", "--angles", "--enrich-budget",
-        "--enrich-workers", "--days", "--search", "--emit", "--output", "--timeout", "--quiet", "--strict"},
+        "--enrich-workers", "--days", "--search", "--emit", "--output", "--timeout", "--quiet", "--strict", "--summarize"},
        {"last30days --discover", "last30days --discover=ai --days 3", "last30days --discover --emit json"}},
       {"doctor", "doctor [--search IDS] [--timeout SECONDS] [--strict] [--emit compact|json]",
        "probe every source, say what is missing and how to fix it",
@@ -70,7 +70,7 @@ const std::vector<CommandHelp>& commands() {
        {"last30days watch list", "last30days watch list --emit json"}},
       {"watch remove", "watch remove TOPIC", "stop watching a topic", "", {}, {"last30days watch remove \"rust async runtime\""}},
       {"watch run", "watch run [--all] [--emit compact|md|json]", "research the due topics, print what is new",
-       "", {"--all", "--emit", "--output", "--quiet", "--strict"},
+       "", {"--all", "--emit", "--output", "--quiet", "--strict", "--summarize"},
        {"last30days watch run", "last30days watch run --all --emit md --output new.md"}},
       {"mcp", "mcp", "serve research, discovery and the library to an agent host (MCP over stdio)",
        "Speaks the Model Context Protocol on stdin and stdout until stdin closes. Register it with a host, e.g. "

@@ -21,6 +21,7 @@ const std::vector<KnownKey>& known_keys() {
       {"LAST30DAYS_LLM_URL", "the synthesis (summarize): an OpenAI-compatible API's base URL (.../v1)"},
       {"LAST30DAYS_LLM_MODEL", "the synthesis (summarize): the model name"},
       {"LAST30DAYS_LLM_KEY", "the synthesis (summarize): the API key (optional for a local server)"},
+      {"LAST30DAYS_LLM_MAX_PROMPT_TOKENS", "the synthesis (summarize): the prompt budget, estimated before sending (12000)"},
       {"LAST30DAYS_NOTIFY_WEBHOOK", "watch notifications: a JSON webhook URL"},
       {"LAST30DAYS_NOTIFY_SLACK", "watch notifications: a Slack incoming-webhook URL"},
       {"LAST30DAYS_NOTIFY_DISCORD", "watch notifications: a Discord webhook URL"},
