@@ -16,6 +16,7 @@ BUILD=(
 )
 TEST=(
   zlib1g-dev postgresql libgtest-dev libgmock-dev libbenchmark-dev chromium zsh fish
+  libssl-dev openssl  # the notification tests' mail receiver: STARTTLS and a throw-away certificate
 )
 tests=0 fuzz=0 print=0
 for arg in "$@"; do

@@ -9,7 +9,10 @@
 #include <set>
 #include <thread>
 
+#include "app/budget.hpp"
 #include "app/run.hpp"
+#include "http/host_map.hpp"
+#include "render/render.hpp"
 #include "core/log.hpp"
 #include "pipeline/client_fetcher.hpp"
 #include "pipeline/research.hpp"
@@ -76,7 +79,7 @@ void index_saved_briefs(store::Store& db, const std::string& save_dir, const cor
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) return;
   try {
-    db.sync_briefs(std::filesystem::absolute(dir, ec), core::now_unix());
+    db.sync_briefs(std::filesystem::absolute(dir, ec), core::now_unix(), store::machine_identity(cfg));
   } catch (const store::Error& e) {
     core::log::warn("saved briefs were not indexed: {}", e.what());
   }
@@ -130,14 +133,15 @@ void classify(model::WatchRun& run, const model::Report& report, const store::To
   }
 }
 
-model::Report research_entry(const model::WatchEntry& entry, const RunContext& ctx, core::Deadline deadline) {
+model::Report research_entry(const model::WatchEntry& entry, const RunContext& ctx, core::Deadline deadline,
+                             pipeline::RequestBudget* budget) {
   ResearchRequest request;
   request.topic = entry.topic;
   request.days = entry.days;
   request.sources = entry.sources;
   const auto spec = research_spec(request, ctx, entry.topic);
   pipeline::ClientFetcher fetcher(ctx.client);
-  const pipeline::ResearchEnv env{ctx.config, fetcher, deadline, {}};
+  const pipeline::ResearchEnv env{ctx.config, fetcher, deadline, {}, nullptr, budget};
   core::log::progress("watch: researching \"{}\"", entry.topic);
   return pipeline::run_research(spec, env);
 }
@@ -147,23 +151,28 @@ model::Report research_entry(const model::WatchEntry& entry, const RunContext& c
 // PostgreSQL, several machines) share the list and each topic runs exactly once.
 }  // namespace
 
+bool WatchRunResult::news() const {
+  return std::any_of(report.runs.begin(), report.runs.end(), [](const auto& r) { return !r.fresh.empty() || !r.surging.empty(); });
+}
+
 WatchRunResult run_watch(const WatchRunRequest& request, const RunContext& ctx, store::Store& db) {
   const auto budget = request.budget;
   const long lease = static_cast<long>(2 * std::chrono::duration_cast<std::chrono::seconds>(budget).count()) + 1;
-  const std::string claimant = claimant_id();
+  WatchRunResult result;
+  result.claimant = claimant_id();
+  const std::string& claimant = result.claimant;
   const auto since = core::now_unix();
-  model::WatchReport report;
-  report.generated_at = since;
-  std::mutex mu;  // guards db, report, fatal, attempted
-  std::optional<std::string> fatal;
+  result.report.generated_at = since;
+  std::mutex mu;  // guards db, result, attempted
   std::set<std::string> attempted;
+  if (request.requests) request.requests->load(db, since);
 
   const auto worker = [&] {
     for (;;) {
       std::optional<model::WatchEntry> entry;
       {
         std::lock_guard lock(mu);
-        if (fatal) return;
+        if (result.fatal) return;
         try {
           db.set_deadline(core::Deadline::in(budget));
           entry = db.watch_claim(claimant, core::now_unix(), lease, request.all, since);
@@ -172,48 +181,42 @@ WatchRunResult run_watch(const WatchRunRequest& request, const RunContext& ctx, 
             entry.reset();
           }
         } catch (const std::exception& e) {
-          fatal = e.what();
+          result.fatal = e.what();
         }
         if (!entry) return;
       }
       const auto deadline = core::Deadline::in(budget);
-      const auto started = core::now_unix();
-      model::WatchRun run;
-      run.topic = entry->topic;
-      run.previous_run_at = entry->last_run_at;
-      model::Report r;
+      WatchedTopic t;
+      t.entry = *entry;
+      t.started = core::now_unix();
+      t.run.topic = entry->topic;
+      t.run.previous_run_at = entry->last_run_at;
       try {
-        r = research_entry(*entry, ctx, deadline);
+        t.report = research_entry(*entry, ctx, deadline, request.requests);
       } catch (const std::exception& e) {
-        run.error = fmt::format("the research failed: {}", e.what());
+        t.run.error = fmt::format("the research failed: {}", e.what());
       }
-      run.source_status = r.source_status;
+      t.run.source_status = t.report.source_status;
       std::lock_guard lock(mu);
       try {
         db.set_deadline(store_deadline(deadline));
-        if (run.error) {
+        if (t.run.error) {
           db.watch_release(claimant, entry->topic);
         } else {
           std::vector<std::string> keys;
-          for (const auto& it : r.items) {
+          for (const auto& it : t.report.items) {
             keys.push_back(store::finding_key(it.url));
             for (const auto& s : it.also_seen) keys.push_back(store::finding_key(s.url));
           }
           const auto mem = db.memory(entry->topic, keys);
-          if (mem.history.last_run_at) run.previous_run_at = mem.history.last_run_at;
-          classify(run, r, mem);
-          const store::WatchCommit commit{claimant};
-          db.record({store::run_input(r, started, core::now_unix())}, &commit);
+          t.run.previous_run_at = mem.history.last_run_at;
+          classify(t.run, t.report, mem);
         }
-      } catch (const store::LeaseLost& e) {
-        run.error = e.what();
-        run.fresh.clear();
-        run.surging.clear();
       } catch (const std::exception& e) {
-        run.error = fmt::format("not recorded: {}", e.what());
-        fatal = e.what();
+        t.run.error = fmt::format("not recorded: {}", e.what());
+        result.fatal = e.what();
       }
-      report.runs.push_back(std::move(run));
+      result.researched.push_back(std::move(t));
     }
   };
   const int workers = std::max(1, kWatchWorkers);
@@ -221,9 +224,127 @@ WatchRunResult run_watch(const WatchRunRequest& request, const RunContext& ctx, 
   for (int i = 0; i < workers; ++i) threads.emplace_back(worker);
   for (auto& t : threads) t.join();  // each topic's research ends by its own deadline
 
-  std::sort(report.runs.begin(), report.runs.end(),
-            [](const auto& a, const auto& b) { return store::topic_key(a.topic) < store::topic_key(b.topic); });
-  return {std::move(report), std::move(fatal)};
+  std::sort(result.researched.begin(), result.researched.end(),
+            [](const auto& a, const auto& b) { return store::topic_key(a.run.topic) < store::topic_key(b.run.topic); });
+  for (const auto& t : result.researched) result.report.runs.push_back(t.run);
+  if (request.requests) {
+    try {
+      db.set_deadline(core::Deadline::in(core::Millis(5000)));
+      request.requests->flush(db);
+    } catch (const store::Error& e) {
+      core::log::warn("request budgets: this run's requests were not counted: {}", e.what());
+    }
+  }
+  return result;
+}
+
+namespace {
+
+std::vector<std::string> channels_for(const model::WatchEntry& e, const std::vector<notify::Channel>& channels) {
+  std::vector<std::string> out;
+  for (const auto& c : channels)
+    if (!e.notify || std::find(e.notify->begin(), e.notify->end(), c.name) != e.notify->end()) out.push_back(c.name);
+  return out;
+}
+
+std::string run_json(const model::WatchRun& run, core::UnixSeconds at) {
+  model::WatchReport one;
+  one.generated_at = at;
+  one.runs.push_back(run);
+  return nlohmann::ordered_json::parse(render::watch_json(one))["runs"][0].dump(-1, ' ', false,
+                                                                               nlohmann::ordered_json::error_handler_t::replace);
+}
+
+// A client for notifications alone: never recorded into or replayed from a cassette (a
+// channel URL is a secret and a delivery is not an upstream answer); the host map applies.
+std::shared_ptr<http::Client> notify_client(const core::Config& config) {
+  http::ClientOptions copts;
+  if (auto spec = config.get("LAST30DAYS_HOST_MAP")) {
+    std::string error;
+    if (auto map = http::HostMap::parse(*spec, &error)) copts.host_map = std::move(*map);
+  }
+  copts.spacing.clear();
+  return std::make_shared<http::Client>(std::move(copts));
+}
+
+}  // namespace
+
+std::vector<std::string> commit_watch(const WatchRunResult& result, store::Store& db, const std::vector<notify::Channel>& channels,
+                                      core::Millis budget) {
+  std::vector<std::string> errors;
+  for (const auto& t : result.researched) {
+    if (t.run.error) continue;
+    try {
+      db.set_deadline(core::Deadline::in(core::Millis(std::max<long long>(5000, budget.count() / 4))));
+      store::WatchCommit commit{result.claimant, channels_for(t.entry, channels), ""};
+      if (!t.run.fresh.empty() || !t.run.surging.empty()) commit.run_json = run_json(t.run, result.report.generated_at);
+      db.record({store::run_input(t.report, t.started, core::now_unix())}, &commit);
+    } catch (const std::exception& e) {
+      errors.push_back(fmt::format("watch \"{}\" was not recorded: {}", t.run.topic, e.what()));
+    }
+  }
+  return errors;
+}
+
+void release_watch(const WatchRunResult& result, store::Store& db) {
+  for (const auto& t : result.researched) {
+    try {
+      db.set_deadline(core::Deadline::in(core::Millis(5000)));
+      db.watch_release(result.claimant, t.entry.topic);
+    } catch (const std::exception&) {
+      // the lease ends on its own
+    }
+  }
+}
+
+std::vector<Delivery> deliver_pending(store::Store& db, const std::vector<notify::Channel>& channels, const RunContext& ctx,
+                                      core::Deadline deadline) {
+  std::vector<std::pair<notify::Channel, notify::json>> sends;
+  std::vector<std::vector<std::int64_t>> ids;
+  const auto now = core::now_unix();
+  for (const auto& c : channels) {
+    const auto pending = db.notify_pending(c.name);
+    if (pending.empty()) continue;
+    notify::json runs = notify::json::array();
+    std::vector<std::int64_t> these;
+    for (const auto& p : pending) {
+      auto j = notify::json::parse(p.run_json, nullptr, false);
+      if (!j.is_discarded() && j.is_object()) runs.push_back(std::move(j));
+      these.push_back(p.id);
+    }
+    sends.push_back({c, {{"schema_version", 1}, {"kind", "watch"}, {"generated_at", core::format_iso8601(now)}, {"runs", runs},
+                         {"warnings", notify::json::array()}}});
+    ids.push_back(std::move(these));
+  }
+  std::vector<Delivery> out;
+  if (sends.empty()) return out;
+  auto client = notify_client(ctx.config);
+  const auto outcomes = notify::deliver(sends, *client, deadline, now);
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    db.set_deadline(core::Deadline::in(core::Millis(5000)));
+    db.notify_done(outcomes[i].channel, outcomes[i].ok ? ids[i] : std::vector<std::int64_t>{}, core::now_unix(), outcomes[i].ok,
+                   outcomes[i].detail);
+    out.push_back({outcomes[i], sends[i].first.masked});
+  }
+  return out;
+}
+
+notify::Outcome send_sample(const notify::Channel& channel, const RunContext& ctx, core::Deadline deadline) {
+  auto client = notify_client(ctx.config);
+  const auto now = core::now_unix();
+  return notify::deliver({{channel, notify::sample_digest(now)}}, *client, deadline, now).at(0);
+}
+
+std::vector<model::ChannelStatus> channel_status(store::Store& db, const std::vector<notify::Channel>& channels) {
+  std::vector<model::ChannelStatus> out;
+  const auto log = db.notify_log();
+  for (const auto& c : channels) {
+    model::ChannelStatus st{c.name, c.masked, std::nullopt};
+    for (const auto& l : log)
+      if (l.channel == c.name) st.last = l;
+    out.push_back(std::move(st));
+  }
+  return out;
 }
 
 }  // namespace app

@@ -15,6 +15,7 @@
 #include "discover/enrich.hpp"
 #include "discover/protocol.hpp"
 #include "http/client.hpp"
+#include "notify/notify.hpp"
 #include "model/comparison.hpp"
 #include "model/discovery.hpp"
 #include "model/memory.hpp"
@@ -42,6 +43,7 @@ struct RunHooks {
   std::stop_token stop;
   pipeline::SourceHook on_source = nullptr;
   discover::TopicHook on_topic = nullptr;
+  pipeline::RequestBudget* budget = nullptr;  // LAST30DAYS_BUDGET_<SOURCE>, when set
 };
 
 // Why a run did not happen: the message in the product's words (the front end may
@@ -139,17 +141,49 @@ constexpr int kDefaultLibraryLimit = 10;
 std::optional<model::LibraryResult> search_library(const LibraryRequest& r, const RunContext& ctx,
                                                    const persist::Writer& writer, Problem* problem);
 
+class StoreBudget;  // app/budget.hpp
+
 // ---- watch run --------------------------------------------------------------------------
 
 struct WatchRunRequest {
   bool all = false;  // every watched topic, not only the due ones
   core::Millis budget{0};  // each topic's research budget
+  StoreBudget* requests = nullptr;  // LAST30DAYS_BUDGET_<SOURCE>, when set: read at the start, added at the end
+};
+struct WatchedTopic {
+  model::WatchEntry entry;
+  model::Report report;
+  model::WatchRun run;
+  core::UnixSeconds started = 0;
 };
 struct WatchRunResult {
   model::WatchReport report;
   std::optional<std::string> fatal;  // the store failed: the runs so far are in the report
+  std::vector<WatchedTopic> researched;  // classified, claimed, not yet recorded
+  std::string claimant;
+  bool news() const;  // any topic with new or surging findings
 };
+// Researches and classifies each due topic (claimed, so each runs exactly once across
+// processes). Nothing is recorded: the caller writes the digest, then commit_watch (or,
+// when the digest could not be written, release_watch: the topics stay due, their news new).
 WatchRunResult run_watch(const WatchRunRequest& r, const RunContext& ctx, store::Store& db);
+// Records each topic's run; a topic with news has its digest queued, in the same
+// transaction, for each channel it notifies. Returns one message per topic not recorded.
+std::vector<std::string> commit_watch(const WatchRunResult& result, store::Store& db, const std::vector<notify::Channel>& channels,
+                                      core::Millis budget);
+void release_watch(const WatchRunResult& result, store::Store& db);
+// Sends each channel's queued digests as one message (this run's and any an earlier run
+// could not deliver); a delivered queue is emptied, a failed one stays for the next run.
+struct Delivery {
+  notify::Outcome outcome;
+  std::string masked_url;
+};
+std::vector<Delivery> deliver_pending(store::Store& db, const std::vector<notify::Channel>& channels, const RunContext& ctx,
+                                      core::Deadline deadline);
+// `watch notify test CHANNEL`: a sample digest to one channel.
+notify::Outcome send_sample(const notify::Channel& channel, const RunContext& ctx, core::Deadline deadline);
+// What `watch list` shows of each configured channel.
+std::vector<model::ChannelStatus> channel_status(store::Store& db, const std::vector<notify::Channel>& channels);
 
 // ---- discovery --------------------------------------------------------------------------
 

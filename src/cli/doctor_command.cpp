@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "app/budget.hpp"
 #include "cli/commands.hpp"
 #include "core/text.hpp"
 #include "core/time.hpp"
@@ -106,6 +107,62 @@ std::string render_json(const std::vector<Row>& rows, const std::vector<std::pai
 
 }  // namespace
 
+namespace {
+
+// Today's spend of each budgeted source (LAST30DAYS_BUDGET_<SOURCE>), from the store; an
+// absent SQLite store is not created for it (nothing was spent).
+struct BudgetLine {
+  std::string source;
+  long limit = 0, spent = 0;
+};
+std::vector<BudgetLine> budget_lines(const app::StoreBudget& budget, const Frame& f, std::string* error) {
+  std::map<std::string, long> spent;
+  std::string where_error;
+  const auto where = store::locate(f.ctx.config, &where_error);
+  std::error_code ec;
+  if (!where) {
+    *error = where_error;
+  } else if (where->kind == store::Location::Kind::postgres || std::filesystem::exists(where->target, ec)) {
+    try {
+      auto db = store::Store::open(*where, f.writer, core::Deadline::in(core::Millis(5000)));
+      spent = db->budget_day(core::format_date(core::now_unix()));
+    } catch (const store::Error& e) {
+      *error = e.what();
+    }
+  }
+  std::vector<BudgetLine> out;
+  for (const auto& [source, limit] : budget.limits()) out.push_back({source, limit, spent.count(source) ? spent[source] : 0});
+  return out;
+}
+
+void add_budgets(const Options& o, const Frame& f, std::string& text) {
+  std::string budget_error;
+  auto budgets = app::StoreBudget::from_config(f.ctx.config, &budget_error);
+  if (!budgets) {
+    if (!budget_error.empty()) text += "! " + budget_error + "\n";
+    return;
+  }
+  std::string store_error;
+  const auto lines = budget_lines(*budgets, f, &store_error);
+  if (o.emit == Emit::json) {
+    auto doc = nlohmann::ordered_json::parse(text);
+    auto list = nlohmann::ordered_json::array();
+    for (const auto& l : lines)
+      list.push_back({{"source", l.source}, {"key", app::StoreBudget::key_for(l.source)}, {"limit", l.limit}, {"spent_today", l.spent}});
+    doc["budgets"] = {{"day", core::format_date(core::now_unix())}, {"sources", list},
+                      {"error", store_error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(store_error)}};
+    text = doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    return;
+  }
+  text += o.emit == Emit::md ? "\n## Request budgets (today, UTC)\n\n" : "\nrequest budgets (today, UTC):\n";
+  for (const auto& l : lines)
+    text += fmt::format("{}{}: {} of {} requests spent ({}){}\n", o.emit == Emit::md ? "- " : "  ", l.source, l.spent, l.limit,
+                        app::StoreBudget::key_for(l.source), l.spent >= l.limit ? " · spent: skipped as rate-limited until 00:00 UTC" : "");
+  if (!store_error.empty()) text += fmt::format("  (the store could not be read: {})\n", store_error);
+}
+
+}  // namespace
+
 int doctor_command(const Options& o, const Frame& f) {
   const auto d = app::run_doctor({o.sources, o.timeout_seconds}, f.ctx);
   std::string text;
@@ -114,6 +171,7 @@ int doctor_command(const Options& o, const Frame& f) {
     case Emit::md: text = render_markdown(d.rows, d.env_file); break;
     default: text = render_text(d.rows, d.credentials, d.ytdlp, d.env_file, d.env_exists); break;
   }
+  add_budgets(o, f, text);
   if (const int failed = emit(f.output, text)) return failed;
   // doctor is the report on what does not answer: it is not "no source answered" (4).
   const int code = exit_code_for(o, d.status);

@@ -1,11 +1,15 @@
-// The words and flags of `library search` and `watch add|list|remove|run` (spec §7).
+// The words and flags of `library search|list|forget` and `watch add|list|remove|run|notify`
+// (spec §7).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "cli/help.hpp"
 #include "cli/options.hpp"
 #include "core/text.hpp"
+#include "pipeline/compare.hpp"
+#include "pipeline/plan.hpp"
 
 namespace cli {
 
@@ -14,6 +18,29 @@ std::string joined(const std::vector<std::string>& words, std::size_t from) {
   std::string out;
   for (std::size_t i = from; i < words.size(); ++i) out += (out.empty() ? "" : " ") + words[i];
   return core::collapse_whitespace(out);
+}
+std::string typed(const std::vector<std::string>& words, std::size_t from) {
+  std::string out;
+  for (std::size_t i = from; i < words.size(); ++i) out += (i == from ? "" : " ") + words[i];
+  return out;
+}
+
+constexpr const char* kChannels[] = {"webhook", "slack", "discord", "ntfy", "email"};
+bool known_channel(std::string_view c) {
+  return std::any_of(std::begin(kChannels), std::end(kChannels), [&](const char* k) { return c == k; });
+}
+
+// A watched topic is researched like a typed one: the same length limit (in characters)
+// and the same refusals (a malformed comparison).
+std::optional<std::string> check_watch_topic(const Options& o) {
+  if (o.topic.empty()) return fmt::format("watch {} needs a TOPIC", o.verb);
+  if (core::utf8_length(o.topic) > pipeline::kMaxTopicChars)
+    return fmt::format("the topic is longer than {} characters", pipeline::kMaxTopicChars);
+  if (o.verb == "add") {
+    auto split = pipeline::split_comparison(typed(o.command_args, 1));
+    if (!split.error.empty()) return split.error;
+  }
+  return std::nullopt;
 }
 }  // namespace
 
@@ -24,6 +51,7 @@ std::optional<std::string> check_memory_options(Options& o) {
     if (o.limit && (*o.limit < 1 || *o.limit > kMaxStories)) return fmt::format("--limit must be between 1 and {}", kMaxStories);
     if (o.every_hours) return "--every requires watch add";
     if (o.all) return "--all requires watch run";
+    if (o.notify) return "--notify requires watch add";
     return std::nullopt;
   }
   const auto& a = o.command_args;
@@ -32,30 +60,59 @@ std::optional<std::string> check_memory_options(Options& o) {
   if (o.summarize && (library || o.verb != "run")) return "--summarize applies to research, --discover and watch run";
   if ((library || o.verb != "add") && (o.days_set || !o.sources.empty()))
     return fmt::format("--days and --search apply to research and watch add, not {} {}", library ? "library" : "watch", o.verb);
+  if (o.notify && (library || o.verb != "add")) return "--notify requires watch add";
   if (library) {
-    if (o.verb != "search")
-      return o.verb.empty() ? "library needs a command: last30days library search QUERY (see last30days help library)"
-                            : fmt::format("library has no command '{}'{} (see last30days help library)", o.verb,
-                                          did_you_mean(o.verb, verbs_of("library")));
-    if (o.topic.empty()) return "library search needs a QUERY";
-    if (o.limit && (*o.limit < 1 || *o.limit > 200)) return "--limit must be between 1 and 200";
-    if (o.emit != Emit::compact && o.emit != Emit::json) return "library search prints compact or json";
     if (o.every_hours) return "--every requires watch add";
     if (o.all) return "--all requires watch run";
-    return std::nullopt;
+    if (o.verb == "search") {
+      if (o.topic.empty()) return "library search needs a QUERY";
+      if (o.limit && (*o.limit < 1 || *o.limit > 200)) return "--limit must be between 1 and 200";
+      if (o.emit == Emit::html) return "library search prints compact, md or json";
+      return std::nullopt;
+    }
+    if (o.limit) return "--limit requires library search";
+    if (o.verb == "list") {
+      if (!o.topic.empty()) return fmt::format("library list takes no topic (got '{}')", o.topic);
+      if (o.emit == Emit::html) return "library list prints compact, md or json";
+      return std::nullopt;
+    }
+    if (o.verb == "forget") {
+      if (o.topic.empty()) return "library forget needs a TOPIC (library list shows them)";
+      return std::nullopt;
+    }
+    return o.verb.empty() ? "library needs a command: search, list or forget (see last30days help library)"
+                          : fmt::format("library has no command '{}'{} (see last30days help library)", o.verb,
+                                        did_you_mean(o.verb, verbs_of("library")));
   }
   if (o.limit) return "--limit applies to research and library search";
   if (o.verb == "add") {
-    if (o.topic.empty()) return "watch add needs a TOPIC";
-    if (o.topic.size() > 300) return "the topic is longer than 300 characters";
+    if (auto bad = check_watch_topic(o)) return bad;
     if (o.every_hours && (!std::isfinite(*o.every_hours) || *o.every_hours <= 0 || *o.every_hours > 24 * 366))
       return "--every must be a number of hours in (0, 8784]";
     if (o.all) return "--all requires watch run";
+    if (o.notify && *o.notify != "none") {
+      std::string list = *o.notify;
+      std::size_t start = 0;
+      while (start <= list.size()) {
+        auto comma = list.find(',', start);
+        if (comma == std::string::npos) comma = list.size();
+        const auto name = core::lower_ascii(core::trim(std::string_view(list).substr(start, comma - start)));
+        if (!known_channel(name)) return "--notify takes channels among webhook,slack,discord,ntfy,email, or none";
+        start = comma + 1;
+      }
+    }
     return std::nullopt;
   }
   if (o.every_hours) return "--every requires watch add";
   if (o.verb == "remove") {
-    if (o.topic.empty()) return "watch remove needs a TOPIC";
+    if (auto bad = check_watch_topic(o)) return bad;
+    if (o.all) return "--all requires watch run";
+    return std::nullopt;
+  }
+  if (o.verb == "notify") {
+    if (a.size() != 3 || a[1] != "test" || !known_channel(core::lower_ascii(a[2])))
+      return "usage: last30days watch notify test webhook|slack|discord|ntfy|email";
+    o.channel = core::lower_ascii(a[2]);
     if (o.all) return "--all requires watch run";
     return std::nullopt;
   }
@@ -66,7 +123,7 @@ std::optional<std::string> check_memory_options(Options& o) {
     if (o.verb == "run" && o.emit == Emit::html) return "watch run prints compact, md or json";
     return std::nullopt;
   }
-  return o.verb.empty() ? "watch needs a command: add, list, remove or run (see last30days help watch)"
+  return o.verb.empty() ? "watch needs a command: add, list, remove, run or notify (see last30days help watch)"
                         : fmt::format("watch has no command '{}'{} (see last30days help watch)", o.verb,
                                       did_you_mean(o.verb, verbs_of("watch")));
 }

@@ -238,6 +238,8 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   group(app.add_option("--enrich-workers", workers_s, "concurrent enrichment sub-runs (1-16)"), "Discovery", "N");
   group(app.add_option("--every", every_s, "watch add: run the topic every HOURS (default 24)"), "Library and watch", "HOURS");
   group(app.add_flag("--all", o.all, "watch run: every watched topic, not only the due ones"), "Library and watch");
+  group(app.add_option("--notify", o.notify, "watch add: this topic's channels (webhook,slack,discord,ntfy,email) or none"),
+        "Library and watch", "CHANNELS");
   group(app.add_option("--record", o.record_dir, "record every upstream exchange into DIR"), "Recording", "DIR");
   group(app.add_option("--replay", o.replay_dir, "answer every request from DIR, never the network"), "Recording", "DIR");
 

@@ -47,11 +47,13 @@ struct Options {
   std::optional<int> enrich_workers;
   std::vector<std::string> command_args;  // for doctor/library/watch
   // library / watch (spec §7), checked by check_memory_options.
-  std::string verb;  // "search" | "add" | "list" | "remove" | "run"
+  std::string verb;  // "search" | "list" | "forget" | "add" | "remove" | "run" | "notify"
   // --limit: stories in a research brief (default kDefaultStories), results of library search.
   std::optional<int> limit;
   std::optional<double> every_hours;  // watch add --every
   bool all = false;                   // watch run --all
+  std::optional<std::string> notify;  // watch add --notify CHANNELS|none
+  std::string channel;                // watch notify test CHANNEL
 };
 
 // The memory commands' words and flags: a usage error message, or nullopt when fine.

@@ -15,10 +15,13 @@ extern char** environ;
 namespace core {
 
 namespace {
-// SEARXNG_URL may carry user:password@ for a private instance.
-constexpr std::array<std::string_view, 11> kSecretKeys{
+// SEARXNG_URL may carry user:password@ for a private instance. Notification URLs carry
+// their channel's token (a webhook path, an ntfy topic, an SMTP password).
+constexpr std::array<std::string_view, 16> kSecretKeys{
     "GITHUB_TOKEN", "REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET", "BSKY_APP_PASSWORD", "X_BEARER_TOKEN",
-    "YOUTUBE_API_KEY", "BRAVE_API_KEY", "STACKEXCHANGE_KEY", "BSKY_HANDLE", "SEARXNG_URL", "LAST30DAYS_LLM_KEY"};
+    "YOUTUBE_API_KEY", "BRAVE_API_KEY", "STACKEXCHANGE_KEY", "BSKY_HANDLE", "SEARXNG_URL",
+    "LAST30DAYS_NOTIFY_WEBHOOK", "LAST30DAYS_NOTIFY_SLACK", "LAST30DAYS_NOTIFY_DISCORD", "LAST30DAYS_NOTIFY_NTFY",
+    "LAST30DAYS_NOTIFY_SMTP_URL", "LAST30DAYS_LLM_KEY"};
 }
 
 bool Config::is_secret_key(std::string_view key) {

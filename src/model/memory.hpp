@@ -24,6 +24,9 @@ struct LibraryHit {
   double score = 0;  // higher is better (BM25 on SQLite, ts_rank_cd on PostgreSQL)
   std::string snippet;
   std::vector<std::string> topics;
+  std::optional<core::UnixSeconds> published_at;  // a finding's date upstream
+  double engagement = 0;                          // a finding's highest stored engagement
+  std::string location;                           // a saved brief's file on this machine
 };
 
 struct LibraryResult {
@@ -38,6 +41,35 @@ struct WatchEntry {
   std::vector<std::string> sources;  // empty = all available
   std::optional<core::UnixSeconds> last_run_at;
   core::UnixSeconds next_due_at = 0;
+  // Channels for this topic's news: nullopt = every configured channel, {} = none.
+  std::optional<std::vector<std::string>> notify;
+  // A claim by a running (or killed) `watch run`: whose, and until when it holds.
+  std::optional<std::string> claimed_by;
+  std::optional<core::UnixSeconds> claimed_until;
+};
+
+// The last delivery of watch news to one notification channel.
+struct DeliveryLog {
+  std::string channel;
+  core::UnixSeconds at = 0;
+  bool ok = false;
+  std::string detail;
+  int pending = 0;  // topic digests still waiting for this channel
+};
+
+// A configured channel as `watch list` shows it: its masked URL and its last delivery.
+struct ChannelStatus {
+  std::string channel;
+  std::string masked_url;
+  std::optional<DeliveryLog> last;
+};
+
+// A stored topic (library list).
+struct TopicSummary {
+  std::string topic;
+  std::string kind;  // "research" | "discovery"
+  int runs = 0;
+  std::optional<core::UnixSeconds> last_run_at;
 };
 
 struct WatchRun {

@@ -54,6 +54,11 @@ FetchResult fetch_all(const std::vector<const sources::Source*>& srcs, const Res
       if (env.on_source) env.on_source({{}, srcs[i]->id(), true, results[i].state, 0, 0, results[i].reason});
       continue;
     }
+    if (auto why = env.budget ? env.budget->refuse(srcs[i]->id()) : std::nullopt) {
+      results[i] = {model::SourceState::rate_limited, *why, {}, 0};
+      if (env.on_source) env.on_source({{}, srcs[i]->id(), true, results[i].state, 0, 0, results[i].reason});
+      continue;
+    }
     workers.emplace_back([&, i] {
       const auto t0 = core::Clock::now();
       if (env.on_source) env.on_source({{}, srcs[i]->id(), false, model::SourceState::ok, 0, 0, {}});
@@ -66,6 +71,7 @@ FetchResult fetch_all(const std::vector<const sources::Source*>& srcs, const Res
         results[i] = {model::SourceState::error, "internal error", {}, 0};
       }
       scrub_upstream(results[i]);
+      if (env.budget) env.budget->spent(srcs[i]->id(), results[i].requests);
       if (results[i].state != model::SourceState::ok && results[i].reason.empty()) results[i].reason = "no reason given";
       elapsed[i] = static_cast<long>(std::chrono::duration_cast<core::Millis>(core::Clock::now() - t0).count());
       if (env.on_source)

@@ -49,12 +49,23 @@ using SourceHook = std::function<void(const SourceEvent&)>;
 // What a research run may touch: the network through a Fetcher and read-only
 // configuration. There is deliberately no store, save directory or cache here:
 // a run writes nothing, which is what makes abandoning a discovery sub-run safe.
+// Daily request budgets (LAST30DAYS_BUDGET_<SOURCE>, spec §3): asked before a source
+// runs, told what it spent after. Thread-safe (sources run on their own threads).
+class RequestBudget {
+ public:
+  virtual ~RequestBudget() = default;
+  // nullopt: the source may run; else why not (it is skipped as rate-limited).
+  virtual std::optional<std::string> refuse(std::string_view source) = 0;
+  virtual void spent(std::string_view source, int requests) = 0;
+};
+
 struct ResearchEnv {
   const core::Config& config;
   sources::Fetcher& http;
   core::Deadline deadline;
   std::stop_token stop;
   SourceHook on_source = nullptr;  // optional
+  RequestBudget* budget = nullptr;  // optional: no budgets
 };
 
 // Stage 2, exposed for discovery: every source on its own thread. Each source ends by

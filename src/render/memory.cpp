@@ -26,19 +26,43 @@ std::string every_text(double hours) {
 
 }  // namespace
 
+namespace {
+
+std::string engagement_number(double v) {
+  return v == std::floor(v) && std::fabs(v) < 1e15 ? fmt::format("{:.0f}", v) : human_number(v);
+}
+
+// What a finding is, as the research item says it: source, date upstream, engagement.
+std::string finding_meta(const model::LibraryHit& h) {
+  std::string out = h.source;
+  out += " · " + (h.published_at ? core::format_date(*h.published_at) : std::string("undated"));
+  if (h.engagement > 0) out += " · engagement " + engagement_number(h.engagement);
+  out += fmt::format(" · seen {} time{}, first {}", h.sightings, h.sightings == 1 ? "" : "s", core::format_date(h.first_seen));
+  return out;
+}
+
+std::string run_count(int runs) { return fmt::format("{} run{}", runs, runs == 1 ? "" : "s"); }
+
+}  // namespace
+
 std::string library_json(const model::LibraryResult& r) {
   ojson results = ojson::array();
-  for (const auto& h : r.results)
-    results.push_back({{"title", h.title},
-                       {"url", h.url},
-                       {"source", h.source},
-                       {"first_seen", core::format_iso8601(h.first_seen)},
-                       {"last_seen", core::format_iso8601(h.last_seen)},
-                       {"sightings", h.sightings},
-                       {"score", std::round(h.score * 10000) / 10000},
-                       {"snippet", h.snippet},
-                       {"topics", h.topics},
-                       {"kind", h.kind}});
+  for (const auto& h : r.results) {
+    ojson j{{"title", h.title},
+            {"url", h.url},
+            {"source", h.source},
+            {"published_at", iso_or_null(h.published_at)},
+            {"engagement", h.kind == "finding" ? ojson(h.engagement) : ojson(nullptr)},
+            {"first_seen", core::format_iso8601(h.first_seen)},
+            {"last_seen", core::format_iso8601(h.last_seen)},
+            {"sightings", h.sightings},
+            {"score", std::round(h.score * 10000) / 10000},
+            {"snippet", h.snippet},
+            {"topics", h.topics},
+            {"kind", h.kind}};
+    if (h.kind == "brief") j["location"] = h.location;
+    results.push_back(std::move(j));
+  }
   return dump({{"schema_version", 1}, {"kind", "library"}, {"query", r.query}, {"results", results}});
 }
 
@@ -49,38 +73,125 @@ std::string library_compact(const model::LibraryResult& r) {
   for (std::size_t i = 0; i < r.results.size(); ++i) {
     const auto& h = r.results[i];
     out += fmt::format("{:>2}. {}\n", i + 1, term::text(h.title));  // best first; the score is in --emit json
-    out += fmt::format("    {}\n", term::url(h.url));
-    if (h.kind == "brief")
+    if (h.kind == "brief") {
       out += fmt::format("    saved brief · {}\n", core::format_date(h.last_seen));
-    else
-      out += fmt::format("    {} · {} sighting{} · first {} · last {}\n", h.source, h.sightings, h.sightings == 1 ? "" : "s",
-                         core::format_date(h.first_seen), core::format_date(h.last_seen));
+      out += fmt::format("    {}\n", term::text(h.location));
+    } else {
+      out += fmt::format("    {}\n", term::url(h.url));
+      out += "    " + term::text(finding_meta(h)) + "\n";
+    }
     if (!h.topics.empty()) out += fmt::format("    topics: {}\n", term::text(join(h.topics, ", ")));
     if (!h.snippet.empty()) out += fmt::format("    {}\n", term::text(core::truncate_utf8(h.snippet, 200)));
   }
   return out;
 }
 
-std::string watchlist_json(const std::vector<model::WatchEntry>& list) {
-  ojson topics = ojson::array();
-  for (const auto& e : list)
-    topics.push_back({{"topic", e.topic},
-                      {"days", e.days},
-                      {"every_hours", e.every_hours},
-                      {"sources", e.sources},
-                      {"last_run_at", iso_or_null(e.last_run_at)},
-                      {"next_due_at", core::format_iso8601(e.next_due_at)}});
-  return dump({{"schema_version", 1}, {"kind", "watchlist"}, {"topics", topics}});
+std::string library_markdown(const model::LibraryResult& r) {
+  std::string out = fmt::format("# Library: {}\n\n{} result{}\n", md::text(r.query), r.results.size(), r.results.size() == 1 ? "" : "s");
+  if (r.results.empty()) return out + "\nNothing stored matches.\n";
+  out += "\n";
+  for (std::size_t i = 0; i < r.results.size(); ++i) {
+    const auto& h = r.results[i];
+    if (h.kind == "brief")
+      out += fmt::format("{}. {} — saved brief · {} · {}\n", i + 1, md::text(h.title), core::format_date(h.last_seen), md::code(h.location));
+    else
+      out += fmt::format("{}. {} — {}\n", i + 1, md::link(h.title, h.url), md::text(finding_meta(h)));
+    if (!h.topics.empty()) out += "   - topics: " + md::text(join(h.topics, ", ")) + "\n";
+    if (!h.snippet.empty()) out += "   - " + md::text(core::truncate_utf8(h.snippet, 200)) + "\n";
+  }
+  return out;
 }
 
-std::string watchlist_compact(const std::vector<model::WatchEntry>& list, core::UnixSeconds now) {
+std::string library_topics_json(const std::vector<model::TopicSummary>& topics) {
+  ojson list = ojson::array();
+  for (const auto& t : topics)
+    list.push_back({{"topic", t.topic}, {"kind", t.kind}, {"runs", t.runs}, {"last_run_at", iso_or_null(t.last_run_at)}});
+  return dump({{"schema_version", 1}, {"kind", "library-topics"}, {"topics", list}});
+}
+
+std::string library_topics_compact(const std::vector<model::TopicSummary>& topics) {
+  std::string out = fmt::format("library · {} topic{}\n", topics.size(), topics.size() == 1 ? "" : "s");
+  if (topics.empty()) return out + "Nothing stored yet: research with --store, or watch add TOPIC.\n";
+  for (const auto& t : topics)
+    out += fmt::format("  {}{} · {} · last run {}\n", term::text(t.topic), t.kind == "discovery" ? " (discovery)" : "", run_count(t.runs),
+                       t.last_run_at ? core::format_iso8601(*t.last_run_at) : "never");
+  return out;
+}
+
+std::string library_topics_markdown(const std::vector<model::TopicSummary>& topics) {
+  std::string out = fmt::format("# Library topics\n\n{} topic{}\n", topics.size(), topics.size() == 1 ? "" : "s");
+  if (topics.empty()) return out;
+  out += "\n| topic | kind | runs | last run |\n|---|---|---|---|\n";
+  for (const auto& t : topics)
+    out += fmt::format("| {} | {} | {} | {} |\n", md::text(t.topic), t.kind, t.runs,
+                       t.last_run_at ? core::format_iso8601(*t.last_run_at) : "never");
+  return out;
+}
+
+namespace {
+
+bool claimed_now(const model::WatchEntry& e, core::UnixSeconds now) { return e.claimed_until && *e.claimed_until > now; }
+
+ojson channels_json(const std::vector<model::ChannelStatus>& channels) {
+  ojson out = ojson::array();
+  for (const auto& c : channels) {
+    ojson j{{"channel", c.channel}, {"url", c.masked_url}, {"last_delivery_at", nullptr}, {"ok", nullptr}, {"detail", nullptr},
+            {"pending", c.last ? c.last->pending : 0}};
+    if (c.last) {
+      j["last_delivery_at"] = core::format_iso8601(c.last->at);
+      j["ok"] = c.last->ok;
+      j["detail"] = c.last->detail;
+    }
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string watchlist_json(const std::vector<model::WatchEntry>& list, const std::vector<model::ChannelStatus>& channels,
+                           core::UnixSeconds now) {
+  ojson topics = ojson::array();
+  for (const auto& e : list) {
+    ojson j{{"topic", e.topic},
+            {"days", e.days},
+            {"every_hours", e.every_hours},
+            {"sources", e.sources},
+            {"last_run_at", iso_or_null(e.last_run_at)},
+            {"next_due_at", core::format_iso8601(e.next_due_at)},
+            {"notify", e.notify ? ojson(*e.notify) : ojson(nullptr)},
+            {"claimed_until", claimed_now(e, now) ? iso_or_null(e.claimed_until) : ojson(nullptr)}};
+    topics.push_back(std::move(j));
+  }
+  return dump({{"schema_version", 1}, {"kind", "watchlist"}, {"topics", topics}, {"notifications", channels_json(channels)}});
+}
+
+std::string watchlist_compact(const std::vector<model::WatchEntry>& list, core::UnixSeconds now,
+                              const std::vector<model::ChannelStatus>& channels) {
   std::string out = fmt::format("watchlist · {} topic{}\n", list.size(), list.size() == 1 ? "" : "s");
-  if (list.empty()) return out + "Nothing watched yet: last30days watch add TOPIC [--days N] [--search ...] [--every HOURS]\n";
-  for (const auto& e : list)
-    out += fmt::format("  {} · every {} · {} days · {} · {} · {}\n", term::text(e.topic), every_text(e.every_hours), e.days,
+  if (list.empty()) out += "Nothing watched yet: last30days watch add TOPIC [--days N] [--search ...] [--every HOURS]\n";
+  for (const auto& e : list) {
+    // A claim outlives a killed `watch run` until its lease ends: say so, not "due now".
+    const std::string due = claimed_now(e, now) ? "claimed by a watch run until " + core::format_iso8601(*e.claimed_until)
+                            : e.next_due_at <= now ? "due now"
+                                                   : "due " + core::format_iso8601(e.next_due_at);
+    std::string notify;
+    if (e.notify) notify = e.notify->empty() ? " · notify none" : " · notify " + join(*e.notify, ",");
+    out += fmt::format("  {} · every {} · {} days · {} · {} · {}{}\n", term::text(e.topic), every_text(e.every_hours), e.days,
                        e.sources.empty() ? "all sources" : join(e.sources, ","),
-                       e.last_run_at ? "last run " + core::format_iso8601(*e.last_run_at) : "never run",
-                       e.next_due_at <= now ? "due now" : "due " + core::format_iso8601(e.next_due_at));
+                       e.last_run_at ? "last run " + core::format_iso8601(*e.last_run_at) : "never run", due, notify);
+  }
+  if (!channels.empty()) {
+    out += "notifications:\n";
+    for (const auto& c : channels) {
+      std::string last = "no delivery yet";
+      if (c.last)
+        last = fmt::format("last delivery {} {}: {}{}", core::format_iso8601(c.last->at), c.last->ok ? "ok" : "FAILED",
+                           term::text(c.last->detail),
+                           c.last->pending ? fmt::format(" · {} digest{} waiting", c.last->pending, c.last->pending == 1 ? "" : "s") : "");
+      out += fmt::format("  {} {} · {}\n", c.channel, c.masked_url, last);
+    }
+  }
   return out;
 }
 
@@ -125,9 +236,11 @@ std::optional<double> previous(const model::WatchRun& run, const model::Item& it
   return p == run.previous_engagement.end() ? std::nullopt : std::optional<double>(p->second);
 }
 
+// term::text: a topic is the user's, and may hold escape bytes.
 std::string run_heading(const model::WatchRun& run) {
-  return fmt::format("\"{}\" · {} · {} new · {} surging", term::text(run.topic),
-                     run.previous_run_at ? "previous run " + core::format_iso8601(*run.previous_run_at) : "first run",
+  if (!run.previous_run_at)
+    return fmt::format("\"{}\" · first run: {} item{} recorded", term::text(run.topic), run.fresh.size(), run.fresh.size() == 1 ? "" : "s");
+  return fmt::format("\"{}\" · previous run {} · {} new · {} surging", term::text(run.topic), core::format_iso8601(*run.previous_run_at),
                      run.fresh.size(), run.surging.size());
 }
 

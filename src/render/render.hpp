@@ -96,8 +96,14 @@ std::string synthesis_dropped(const model::Synthesis& s);  // "" when none was d
 // The memory commands (spec §7).
 std::string library_json(const model::LibraryResult& r);
 std::string library_compact(const model::LibraryResult& r);
-std::string watchlist_json(const std::vector<model::WatchEntry>& list);
-std::string watchlist_compact(const std::vector<model::WatchEntry>& list, core::UnixSeconds now);
+std::string library_markdown(const model::LibraryResult& r);
+std::string library_topics_json(const std::vector<model::TopicSummary>& topics);
+std::string library_topics_compact(const std::vector<model::TopicSummary>& topics);
+std::string library_topics_markdown(const std::vector<model::TopicSummary>& topics);
+std::string watchlist_json(const std::vector<model::WatchEntry>& list, const std::vector<model::ChannelStatus>& channels = {},
+                           core::UnixSeconds now = 0);
+std::string watchlist_compact(const std::vector<model::WatchEntry>& list, core::UnixSeconds now,
+                              const std::vector<model::ChannelStatus>& channels = {});
 std::string watch_json(const model::WatchReport& r);
 std::string watch_compact(const model::WatchReport& r);
 std::string watch_markdown(const model::WatchReport& r);

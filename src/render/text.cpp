@@ -55,7 +55,7 @@ std::string engagement_summary(const std::vector<model::Engagement>& engagement)
 std::string seen_label(const model::Item& it) {
   if (!it.seen_before) return "";
   if (*it.seen_before == 0) return "new";
-  return fmt::format("seen {} run{} ago", *it.seen_before, *it.seen_before == 1 ? "" : "s");
+  return fmt::format("first seen {} run{} ago", *it.seen_before, *it.seen_before == 1 ? "" : "s");
 }
 
 std::string history_summary(const model::Report& r) {

@@ -48,7 +48,7 @@ class Backend {
 };
 
 // Library rows, the same columns from both backends:
-// finding: id, title, url, source, first_seen, last_seen, sightings, score, snippet
+// finding: id, title, url, source, first_seen, last_seen, sightings, score, snippet, published_at, max_engagement
 // brief:   path, title, topic, mtime, score, snippet
 std::pair<std::int64_t, model::LibraryHit> finding_hit(const Row& r);
 std::pair<std::int64_t, model::LibraryHit> brief_hit(const Row& r);

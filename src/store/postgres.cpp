@@ -111,8 +111,10 @@ class PgBackend final : public Backend {
     std::vector<std::pair<std::int64_t, model::LibraryHit>> out;
     const auto findings = query(
         "SELECT m.id, m.title, m.url, m.source, m.first_seen, m.last_seen, m.sightings, m.score, "
-        "ts_headline('english', m.snippet, m.q, 'MaxWords=24, MinWords=8, StartSel=\"\", StopSel=\"\"') FROM ("
-        "SELECT f.id, f.title, f.url, f.source, f.first_seen, f.last_seen, f.sightings, f.snippet, q, ts_rank_cd(f.tsv, q) AS score "
+        "ts_headline('english', m.snippet, m.q, 'MaxWords=24, MinWords=8, StartSel=\"\", StopSel=\"\"'), m.published_at, "
+        "m.max_engagement FROM ("
+        "SELECT f.id, f.title, f.url, f.source, f.first_seen, f.last_seen, f.sightings, f.snippet, f.published_at, f.max_engagement, q, "
+        "ts_rank_cd(f.tsv, q) AS score "
         "FROM findings f, plainto_tsquery('english', ?) q WHERE f.tsv @@ q ORDER BY score DESC, f.id LIMIT ?) m ORDER BY m.score DESC, m.id",
         {text, std::int64_t{limit}});
     for (const auto& r : findings) out.push_back(finding_hit(r));

@@ -83,6 +83,51 @@ CREATE TABLE briefs(id BIGSERIAL PRIMARY KEY, path TEXT NOT NULL UNIQUE, mtime B
     setweight(to_tsvector('english'::regconfig, title), 'A') || setweight(to_tsvector('english'::regconfig, body), 'B')) STORED);
 CREATE INDEX briefs_tsv ON briefs USING GIN(tsv);
 )sql"},
+      // Notifications (pending digests per channel until delivered, the last delivery per
+      // channel), per-topic channel overrides, daily request budgets, a machine identity
+      // for saved briefs on a shared store, and discovery topics in their own namespace
+      // (a key no research topic can have: research keys hold no control characters).
+      {3, "notifications, request budgets, briefs per machine, discovery namespace",
+       R"sql(
+ALTER TABLE watchlist ADD COLUMN notify TEXT;
+CREATE TABLE notify_pending(id INTEGER PRIMARY KEY, channel TEXT NOT NULL, topic_id INTEGER NOT NULL REFERENCES topics(id),
+  created_at INTEGER NOT NULL, run TEXT NOT NULL);
+CREATE INDEX notify_pending_by_channel ON notify_pending(channel, id);
+CREATE TABLE notify_log(channel TEXT PRIMARY KEY, at INTEGER NOT NULL, ok INTEGER NOT NULL, detail TEXT NOT NULL);
+CREATE TABLE budget_spend(source TEXT NOT NULL, day TEXT NOT NULL, spent INTEGER NOT NULL, PRIMARY KEY(source, day));
+CREATE TABLE briefs_v3(id INTEGER PRIMARY KEY, origin TEXT NOT NULL DEFAULT '', path TEXT NOT NULL, mtime INTEGER NOT NULL,
+  size INTEGER NOT NULL, hash TEXT NOT NULL, topic TEXT NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL,
+  indexed_at INTEGER NOT NULL, UNIQUE(origin, path));
+INSERT INTO briefs_v3(id, origin, path, mtime, size, hash, topic, title, body, indexed_at)
+  SELECT id, '', path, mtime, size, hash, topic, title, body, indexed_at FROM briefs;
+DROP TABLE briefs;
+ALTER TABLE briefs_v3 RENAME TO briefs;
+CREATE TRIGGER briefs_fts_insert AFTER INSERT ON briefs BEGIN
+  INSERT INTO briefs_fts(rowid, title, body) VALUES (new.id, new.title, new.body);
+END;
+CREATE TRIGGER briefs_fts_update AFTER UPDATE OF title, body ON briefs BEGIN
+  INSERT INTO briefs_fts(briefs_fts, rowid, title, body) VALUES ('delete', old.id, old.title, old.body);
+  INSERT INTO briefs_fts(rowid, title, body) VALUES (new.id, new.title, new.body);
+END;
+CREATE TRIGGER briefs_fts_delete AFTER DELETE ON briefs BEGIN
+  INSERT INTO briefs_fts(briefs_fts, rowid, title, body) VALUES ('delete', old.id, old.title, old.body);
+END;
+UPDATE topics SET key = char(1) || key WHERE id IN (SELECT topic_id FROM runs WHERE kind = 'discovery')
+  AND id NOT IN (SELECT topic_id FROM runs WHERE kind <> 'discovery');
+)sql",
+       R"sql(
+ALTER TABLE watchlist ADD COLUMN notify TEXT;
+CREATE TABLE notify_pending(id BIGSERIAL PRIMARY KEY, channel TEXT NOT NULL, topic_id BIGINT NOT NULL REFERENCES topics(id),
+  created_at BIGINT NOT NULL, run TEXT NOT NULL);
+CREATE INDEX notify_pending_by_channel ON notify_pending(channel, id);
+CREATE TABLE notify_log(channel TEXT PRIMARY KEY, at BIGINT NOT NULL, ok INTEGER NOT NULL, detail TEXT NOT NULL);
+CREATE TABLE budget_spend(source TEXT NOT NULL, day TEXT NOT NULL, spent BIGINT NOT NULL, PRIMARY KEY(source, day));
+ALTER TABLE briefs ADD COLUMN origin TEXT NOT NULL DEFAULT '';
+ALTER TABLE briefs DROP CONSTRAINT briefs_path_key;
+ALTER TABLE briefs ADD CONSTRAINT briefs_origin_path UNIQUE(origin, path);
+UPDATE topics SET key = chr(1) || key WHERE id IN (SELECT topic_id FROM runs WHERE kind = 'discovery')
+  AND id NOT IN (SELECT topic_id FROM runs WHERE kind <> 'discovery');
+)sql"},
   };
   return kMigrations;
 }

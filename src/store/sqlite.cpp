@@ -148,7 +148,7 @@ class SqliteBackend final : public Backend {
                              {match, std::int64_t{kRankedCandidates - 1}});
     const std::int64_t lowest = floor.empty() ? 0 : std::stoll(floor[0][0].value_or("0"));
     const auto findings = query(
-        "SELECT f.id, f.title, f.url, f.source, f.first_seen, f.last_seen, f.sightings, -m.rank, m.snip "
+        "SELECT f.id, f.title, f.url, f.source, f.first_seen, f.last_seen, f.sightings, -m.rank, m.snip, f.published_at, f.max_engagement "
         "FROM (SELECT rowid, rank, snippet(findings_fts, 1, '', '', '…', 24) AS snip FROM findings_fts "
         "      WHERE findings_fts MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?) m "
         "JOIN findings f ON f.id = m.rowid ORDER BY m.rank",

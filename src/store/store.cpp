@@ -4,11 +4,15 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <random>
 #include <thread>
 #include <unordered_map>
@@ -102,6 +106,7 @@ double engagement_sum(const std::vector<model::Engagement>& e) {
   return s;
 }
 
+// topic, days, every_hours, sources, last_run_at, next_due_at[, notify, claimed_by, claim_expires_at]
 model::WatchEntry watch_row(const Row& r) {
   model::WatchEntry e;
   e.topic = r[0].value_or("");
@@ -110,6 +115,11 @@ model::WatchEntry watch_row(const Row& r) {
   e.sources = split_sources(r[3].value_or(""));
   e.last_run_at = as_time(r[4]);
   e.next_due_at = as_int(r[5]);
+  if (r.size() > 6 && r[6]) e.notify = split_sources(*r[6]);
+  if (r.size() > 8 && r[7] && r[8]) {
+    e.claimed_by = *r[7];
+    e.claimed_until = as_time(r[8]);
+  }
   return e;
 }
 
@@ -126,19 +136,37 @@ std::pair<std::int64_t, model::LibraryHit> finding_hit(const Row& r) {
   h.sightings = static_cast<int>(as_int(r.at(6)));
   h.score = as_double(r.at(7));
   h.snippet = r.at(8).value_or("");
+  if (r.size() > 10) {
+    h.published_at = as_time(r.at(9));
+    h.engagement = as_double(r.at(10));
+  }
   return {as_int(r.at(0)), std::move(h)};
 }
+
+namespace {
+// A saved brief is Markdown: its escapes (\*, \[, \_) are syntax, not text, in a snippet.
+std::string markdown_unescaped(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && i + 1 < s.size() && std::ispunct(static_cast<unsigned char>(s[i + 1]))) ++i;
+    out += s[i];
+  }
+  return out;
+}
+}  // namespace
 
 std::pair<std::int64_t, model::LibraryHit> brief_hit(const Row& r) {
   model::LibraryHit h;
   h.kind = "brief";
-  h.url = "file://" + r.at(0).value_or("");
-  h.title = r.at(1).value_or("");
+  h.location = r.at(0).value_or("");
+  h.url = "file://" + h.location;
+  h.title = markdown_unescaped(r.at(1).value_or(""));
   h.source = "brief";
   h.topics = {r.at(2).value_or("")};
   h.first_seen = h.last_seen = as_int(r.at(3)) / 1000000000;  // mtime is in nanoseconds
   h.score = as_double(r.at(4));
-  h.snippet = r.at(5).value_or("");
+  h.snippet = markdown_unescaped(r.at(5).value_or(""));
   return {0, std::move(h)};
 }
 
@@ -183,7 +211,26 @@ std::optional<Location> locate(const core::Config& config, std::string* error) {
   return Location{Location::Kind::sqlite, path.lexically_normal().string(), path.lexically_normal().string()};
 }
 
-std::string topic_key(std::string_view topic) { return core::collapse_whitespace(core::casefold(clean(topic))); }
+std::string topic_key(std::string_view topic) {
+  std::string s = core::casefold(clean(topic));
+  for (char& c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  return core::collapse_whitespace(s);
+}
+
+std::string topic_key(std::string_view topic, std::string_view kind) {
+  return kind == "discovery" ? "\x01" + topic_key(topic) : topic_key(topic);
+}
+
+std::string machine_identity(const core::Config& config) {
+  if (auto id = config.get("LAST30DAYS_MACHINE_ID"); id && !core::trim(*id).empty()) return std::string(core::trim(*id));
+  std::ifstream in("/etc/machine-id");
+  std::string id;
+  if (in && std::getline(in, id) && !core::trim(id).empty()) return std::string(core::trim(id));
+  char host[256] = {0};
+  if (::gethostname(host, sizeof host - 1) == 0 && host[0] != '\0') return host;
+  return "unknown";
+}
 
 std::string finding_key(std::string_view url) { return core::canonical_url(clean(url)); }
 
@@ -274,10 +321,10 @@ void transaction(Backend& db, bool write, F&& body) {
   }
 }
 
-std::int64_t upsert_topic(Backend& db, const std::string& display) {
+std::int64_t upsert_topic(Backend& db, const std::string& display, std::string_view kind = "research") {
   const auto rows = db.query(
       "INSERT INTO topics(key, display) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET key = excluded.key RETURNING id",
-      {topic_key(display), clean(display)});
+      {topic_key(display, kind), clean(display)});
   return as_int(rows.at(0).at(0));
 }
 
@@ -361,7 +408,7 @@ std::vector<std::int64_t> Store::record(const std::vector<RunInput>& runs, const
   transaction(*backend_, true, [&] {
     ids.clear();
     for (const auto& run : runs) {
-      const auto tid = upsert_topic(*backend_, run.topic);
+      const auto tid = upsert_topic(*backend_, run.topic, run.kind);
       // Findings in one fixed order (by key), so concurrent writers cannot deadlock; one
       // sighting per finding per run, with the run's highest engagement for it.
       std::map<std::string, FindingInput> findings;
@@ -420,6 +467,10 @@ std::vector<std::int64_t> Store::record(const std::vector<RunInput>& runs, const
             {std::int64_t{run.finished_at}, std::int64_t{run.finished_at}, tid, watch->claimant});
         if (done.empty())
           throw LeaseLost(fmt::format("the claim on \"{}\" expired and another process took it; this run was not recorded", run.topic));
+        if (!watch->run_json.empty())
+          for (const auto& channel : watch->notify_channels)
+            backend_->query("INSERT INTO notify_pending(channel, topic_id, created_at, run) VALUES (?, ?, ?, ?)",
+                            {channel, tid, std::int64_t{run.finished_at}, clean(watch->run_json)});
       } else {
         backend_->query("UPDATE watchlist SET last_run_at = ?, next_due_at = ? + CAST(every_hours * 3600 AS BIGINT) WHERE topic_id = ?",
                         {std::int64_t{run.finished_at}, std::int64_t{run.finished_at}, tid});
@@ -460,18 +511,27 @@ model::LibraryResult Store::search(std::string_view query, int limit) {
   return out;
 }
 
-Store::SyncStats Store::sync_briefs(const std::filesystem::path& dir, core::UnixSeconds now) {
+Store::SyncStats Store::sync_briefs(const std::filesystem::path& dir, core::UnixSeconds now, const std::string& origin) {
   SyncStats stats;
   const auto files = scan_briefs(dir);
   transaction(*backend_, true, [&] {
     stats = {};
     const std::string prefix = dir.lexically_normal().string() + "/";
-    std::map<std::string, Row> stored;
-    for (auto& r : backend_->query("SELECT path, mtime, size, hash FROM briefs", {}))
-      if (r[0] && r[0]->rfind(prefix, 0) == 0) stored[*r[0]] = r;
+    // This machine's rows; rows from before briefs had an origin ('') are adopted when
+    // the file is here, and otherwise left alone (they may be another machine's).
+    std::map<std::string, Row> stored, legacy;
+    for (auto& r : backend_->query("SELECT path, mtime, size, hash, origin FROM briefs WHERE origin = ? OR origin = ''", {origin}))
+      if (r[0] && r[0]->rfind(prefix, 0) == 0) (r[4].value_or("") == origin ? stored : legacy)[*r[0]] = r;
     for (const auto& f : files) {
       ++stats.scanned;
       auto it = stored.find(f.path);
+      if (it == stored.end() && !origin.empty()) {
+        if (auto old = legacy.find(f.path); old != legacy.end()) {
+          backend_->query("DELETE FROM briefs WHERE origin = ? AND path = ?", {origin, f.path});
+          backend_->query("UPDATE briefs SET origin = ? WHERE origin = '' AND path = ?", {origin, f.path});
+          it = stored.emplace(f.path, old->second).first;
+        }
+      }
       if (it != stored.end()) {
         const Row row = it->second;
         stored.erase(it);
@@ -479,22 +539,24 @@ Store::SyncStats Store::sync_briefs(const std::filesystem::path& dir, core::Unix
         auto doc = read_brief(f);
         if (!doc) continue;
         if (doc->hash == row[3].value_or("")) {
-          backend_->query("UPDATE briefs SET mtime = ?, size = ? WHERE path = ?", {f.mtime, f.size, f.path});
+          backend_->query("UPDATE briefs SET mtime = ?, size = ? WHERE origin = ? AND path = ?", {f.mtime, f.size, origin, f.path});
           continue;
         }
-        backend_->query("UPDATE briefs SET mtime = ?, size = ?, hash = ?, topic = ?, title = ?, body = ?, indexed_at = ? WHERE path = ?",
-                        {f.mtime, f.size, doc->hash, clean(doc->topic), clean(doc->title), clean(doc->body), std::int64_t{now}, f.path});
+        backend_->query(
+            "UPDATE briefs SET mtime = ?, size = ?, hash = ?, topic = ?, title = ?, body = ?, indexed_at = ? WHERE origin = ? AND path = ?",
+            {f.mtime, f.size, doc->hash, clean(doc->topic), clean(doc->title), clean(doc->body), std::int64_t{now}, origin, f.path});
         ++stats.indexed;
         continue;
       }
       auto doc = read_brief(f);
       if (!doc) continue;
-      backend_->query("INSERT INTO briefs(path, mtime, size, hash, topic, title, body, indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                      {f.path, f.mtime, f.size, doc->hash, clean(doc->topic), clean(doc->title), clean(doc->body), std::int64_t{now}});
+      backend_->query(
+          "INSERT INTO briefs(origin, path, mtime, size, hash, topic, title, body, indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+          {origin, f.path, f.mtime, f.size, doc->hash, clean(doc->topic), clean(doc->title), clean(doc->body), std::int64_t{now}});
       ++stats.indexed;
     }
     for (const auto& [path, row] : stored) {
-      backend_->query("DELETE FROM briefs WHERE path = ?", {path});
+      backend_->query("DELETE FROM briefs WHERE origin = ? AND path = ?", {origin, path});
       ++stats.removed;
     }
   });
@@ -508,11 +570,13 @@ bool Store::watch_add(const model::WatchEntry& entry, core::UnixSeconds now) {
     added = backend_->query("SELECT 1 FROM watchlist WHERE topic_id = ?", {tid}).empty();
     // New: due now. Updated: due every_hours after its last run (now if it never ran).
     backend_->query(
-        "INSERT INTO watchlist(topic_id, days, every_hours, sources, added_at, last_run_at, next_due_at) "
-        "VALUES (?, ?, ?, ?, ?, (SELECT MAX(finished_at) FROM runs WHERE topic_id = ?), ?) "
+        "INSERT INTO watchlist(topic_id, days, every_hours, sources, added_at, last_run_at, next_due_at, notify) "
+        "VALUES (?, ?, ?, ?, ?, (SELECT MAX(finished_at) FROM runs WHERE topic_id = ?), ?, ?) "
         "ON CONFLICT(topic_id) DO UPDATE SET days = excluded.days, every_hours = excluded.every_hours, sources = excluded.sources, "
+        "notify = excluded.notify, "
         "next_due_at = COALESCE(watchlist.last_run_at + CAST(excluded.every_hours * 3600 AS BIGINT), excluded.next_due_at)",
-        {tid, std::int64_t{entry.days}, entry.every_hours, join_sources(entry.sources), std::int64_t{now}, tid, std::int64_t{now}});
+        {tid, std::int64_t{entry.days}, entry.every_hours, join_sources(entry.sources), std::int64_t{now}, tid, std::int64_t{now},
+         entry.notify ? Param(join_sources(*entry.notify)) : Param(nullptr)});
   });
   return added;
 }
@@ -531,8 +595,8 @@ std::vector<model::WatchEntry> Store::watch_list() {
   transaction(*backend_, false, [&] {
     out.clear();
     for (const auto& r : backend_->query(
-             "SELECT t.display, w.days, w.every_hours, w.sources, w.last_run_at, w.next_due_at FROM watchlist w "
-             "JOIN topics t ON t.id = w.topic_id ORDER BY t.key",
+             "SELECT t.display, w.days, w.every_hours, w.sources, w.last_run_at, w.next_due_at, w.notify, w.claimed_by, "
+             "w.claim_expires_at FROM watchlist w JOIN topics t ON t.id = w.topic_id ORDER BY t.key",
              {}))
       out.push_back(watch_row(r));
   });
@@ -546,7 +610,7 @@ std::optional<model::WatchEntry> Store::watch_claim(const std::string& claimant,
       "UPDATE watchlist SET claimed_by = ?, claim_expires_at = ? WHERE topic_id = ("
       "SELECT topic_id FROM watchlist WHERE (next_due_at <= ? OR (? = 1 AND (last_run_at IS NULL OR last_run_at <= ?))) "
       "AND (claimed_by IS NULL OR claim_expires_at <= ?) ORDER BY next_due_at, topic_id LIMIT 1{}) "
-      "RETURNING topic_id, days, every_hours, sources, last_run_at, next_due_at",
+      "RETURNING topic_id, days, every_hours, sources, last_run_at, next_due_at, notify",
       backend_->skip_locked());
   transaction(*backend_, true, [&] {
     out.reset();
@@ -567,6 +631,115 @@ void Store::watch_release(const std::string& claimant, std::string_view topic) {
                     "WHERE topic_id = (SELECT id FROM topics WHERE key = ?) AND claimed_by = ?",
                     {topic_key(topic), claimant});
   });
+}
+
+std::vector<model::TopicSummary> Store::topics() {
+  std::vector<model::TopicSummary> out;
+  transaction(*backend_, false, [&] {
+    out.clear();
+    for (const auto& r : backend_->query(
+             "SELECT t.display, t.key, COUNT(r.id), MAX(r.finished_at) FROM topics t JOIN runs r ON r.topic_id = t.id "
+             "GROUP BY t.id, t.display, t.key ORDER BY MAX(r.finished_at) DESC, t.key",
+             {})) {
+      model::TopicSummary t;
+      t.topic = r[0].value_or("");
+      t.kind = r[1].value_or("").rfind('\x01', 0) == 0 ? "discovery" : "research";
+      t.runs = static_cast<int>(as_int(r[2]));
+      t.last_run_at = as_time(r[3]);
+      out.push_back(std::move(t));
+    }
+  });
+  return out;
+}
+
+bool Store::forget(std::string_view topic) {
+  bool found = false;
+  transaction(*backend_, true, [&] {
+    // A research topic by that name first, else the discovery run of that name.
+    auto rows = backend_->query("SELECT id FROM topics WHERE key = ?", {topic_key(topic)});
+    if (rows.empty()) rows = backend_->query("SELECT id FROM topics WHERE key = ?", {topic_key(topic, "discovery")});
+    found = !rows.empty();
+    if (!found) return;
+    const std::int64_t tid = as_int(rows[0][0]);
+    // The findings only this topic holds go with it (their full-text rows by trigger).
+    const auto touched = backend_->query(
+        "SELECT DISTINCT s.finding_id FROM sightings s JOIN runs r ON r.id = s.run_id WHERE r.topic_id = ? ORDER BY s.finding_id",
+        {tid});
+    backend_->query("DELETE FROM sightings WHERE run_id IN (SELECT id FROM runs WHERE topic_id = ?)", {tid});
+    // A finding no other topic saw goes; one still held elsewhere loses this topic's sightings.
+    for (const auto& r : touched) {
+      const std::int64_t fid = as_int(r[0]);
+      const auto left = as_int(backend_->query("SELECT COUNT(*) FROM sightings WHERE finding_id = ?", {fid}).at(0).at(0));
+      if (left == 0) backend_->query("DELETE FROM findings WHERE id = ?", {fid});
+      else backend_->query("UPDATE findings SET sightings = ? WHERE id = ?", {left, fid});
+    }
+    backend_->query("DELETE FROM runs WHERE topic_id = ?", {tid});
+    backend_->query("DELETE FROM notify_pending WHERE topic_id = ?", {tid});
+    backend_->query("DELETE FROM watchlist WHERE topic_id = ?", {tid});
+    backend_->query("DELETE FROM topics WHERE id = ?", {tid});
+  });
+  return found;
+}
+
+std::vector<PendingDigest> Store::notify_pending(std::string_view channel) {
+  std::vector<PendingDigest> out;
+  transaction(*backend_, false, [&] {
+    out.clear();
+    for (const auto& r : backend_->query("SELECT id, run FROM notify_pending WHERE channel = ? ORDER BY id", {std::string(channel)}))
+      out.push_back({as_int(r[0]), r[1].value_or("")});
+  });
+  return out;
+}
+
+void Store::notify_done(std::string_view channel, const std::vector<std::int64_t>& delivered, core::UnixSeconds at, bool ok,
+                        std::string_view detail) {
+  transaction(*backend_, true, [&] {
+    for (auto id : delivered) backend_->query("DELETE FROM notify_pending WHERE id = ?", {id});
+    backend_->query("INSERT INTO notify_log(channel, at, ok, detail) VALUES (?, ?, ?, ?) ON CONFLICT(channel) DO UPDATE SET "
+                    "at = excluded.at, ok = excluded.ok, detail = excluded.detail",
+                    {std::string(channel), std::int64_t{at}, std::int64_t{ok ? 1 : 0}, clean(detail)});
+  });
+}
+
+std::vector<model::DeliveryLog> Store::notify_log() {
+  std::vector<model::DeliveryLog> out;
+  transaction(*backend_, false, [&] {
+    out.clear();
+    for (const auto& r : backend_->query(
+             "SELECT l.channel, l.at, l.ok, l.detail, (SELECT COUNT(*) FROM notify_pending p WHERE p.channel = l.channel) "
+             "FROM notify_log l ORDER BY l.channel",
+             {}))
+      out.push_back({r[0].value_or(""), as_int(r[1]), as_int(r[2]) != 0, r[3].value_or(""), static_cast<int>(as_int(r[4]))});
+  });
+  return out;
+}
+
+long Store::budget_spent(std::string_view source, std::string_view day) {
+  long spent = 0;
+  transaction(*backend_, false, [&] {
+    const auto rows = backend_->query("SELECT spent FROM budget_spend WHERE source = ? AND day = ?", {std::string(source), std::string(day)});
+    spent = rows.empty() ? 0 : static_cast<long>(as_int(rows[0][0]));
+  });
+  return spent;
+}
+
+void Store::budget_add(std::string_view source, std::string_view day, long requests) {
+  if (requests <= 0) return;
+  transaction(*backend_, true, [&] {
+    backend_->query("INSERT INTO budget_spend(source, day, spent) VALUES (?, ?, ?) ON CONFLICT(source, day) DO UPDATE SET "
+                    "spent = budget_spend.spent + excluded.spent",
+                    {std::string(source), std::string(day), std::int64_t{requests}});
+  });
+}
+
+std::map<std::string, long> Store::budget_day(std::string_view day) {
+  std::map<std::string, long> out;
+  transaction(*backend_, false, [&] {
+    out.clear();
+    for (const auto& r : backend_->query("SELECT source, spent FROM budget_spend WHERE day = ?", {std::string(day)}))
+      out[r[0].value_or("")] = static_cast<long>(as_int(r[1]));
+  });
+  return out;
 }
 
 }  // namespace store

@@ -62,8 +62,13 @@ struct Location {
 // nullopt with *error for a malformed setting (a usage error).
 std::optional<Location> locate(const core::Config& config, std::string* error);
 
-// Case-folded, whitespace collapsed: how topics are matched.
+// Case-folded, whitespace collapsed, control characters as spaces: how topics are
+// matched. Discovery runs live in their own namespace (a key starting with \x01, which
+// no research key can), so a research topic "Discover: Global" has its own history.
 std::string topic_key(std::string_view topic);
+std::string topic_key(std::string_view topic, std::string_view kind);
+// This machine in a shared store: LAST30DAYS_MACHINE_ID, /etc/machine-id, else the host name.
+std::string machine_identity(const core::Config& config);
 // A finding's identity: the canonical URL dedupe uses (secrets scrubbed first).
 std::string finding_key(std::string_view url);
 
@@ -94,6 +99,15 @@ RunInput run_input(const model::DiscoveryReport& report, core::UnixSeconds start
 // A watch run's bookkeeping, committed with its run.
 struct WatchCommit {
   std::string claimant;
+  // When the run has news: its digest (one `watch` run object as JSON) is queued for
+  // each of these channels in the same transaction, until delivered.
+  std::vector<std::string> notify_channels;
+  std::string run_json;
+};
+
+struct PendingDigest {
+  std::int64_t id = 0;
+  std::string run_json;
 };
 
 // What the store knows about a topic before a run.
@@ -148,7 +162,26 @@ class Store {
   struct SyncStats {
     int scanned = 0, indexed = 0, removed = 0;
   };
-  SyncStats sync_briefs(const std::filesystem::path& dir, core::UnixSeconds now);
+  // `origin` names this machine (machine_identity): on a shared store each machine keeps
+  // its own briefs, so one machine's sync never removes another's.
+  SyncStats sync_briefs(const std::filesystem::path& dir, core::UnixSeconds now, const std::string& origin = "");
+
+  // library list / forget. forget: false for an unknown topic; removes its runs, their
+  // sightings, the findings no other topic holds, its watch entry and pending digests.
+  std::vector<model::TopicSummary> topics();
+  bool forget(std::string_view topic);
+
+  // Notifications: digests waiting for a channel (oldest first); after an attempt,
+  // `delivered` leave the queue and the channel's last outcome is logged.
+  std::vector<PendingDigest> notify_pending(std::string_view channel);
+  void notify_done(std::string_view channel, const std::vector<std::int64_t>& delivered, core::UnixSeconds at, bool ok,
+                   std::string_view detail);
+  std::vector<model::DeliveryLog> notify_log();
+
+  // Daily request budgets (day = YYYY-MM-DD, UTC): what a source spent, and adding to it.
+  long budget_spent(std::string_view source, std::string_view day);
+  void budget_add(std::string_view source, std::string_view day, long requests);
+  std::map<std::string, long> budget_day(std::string_view day);
 
   // The watchlist. add: true when new, false when an existing topic was updated.
   bool watch_add(const model::WatchEntry& entry, core::UnixSeconds now);

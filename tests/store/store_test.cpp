@@ -418,6 +418,99 @@ TEST_P(StoreTest, ConcurrentWritersAllCommit) {
   EXPECT_EQ(raw("SELECT max(sightings) FROM findings")[0][0], std::to_string(kThreads * kRuns));
 }
 
+// Issue 22 item 15: a research topic named like a discovery run has its own history.
+TEST_P(StoreTest, DiscoveryRunsLiveInTheirOwnTopicNamespace) {
+  auto s = open();
+  auto disc = run("discover: global", 1000, {finding("https://d.example/1", "trending")});
+  disc.kind = "discovery";
+  s->record({disc});
+  const auto mem = s->memory("Discover: Global", {key("https://d.example/1")});
+  EXPECT_EQ(mem.history.runs_before, 0) << "the research topic does not see the discovery run";
+  EXPECT_TRUE(mem.seen.empty());
+  s->record({run("Discover: Global", 2000, {finding("https://d.example/2", "a research find")})});
+  const auto topics = s->topics();
+  ASSERT_EQ(topics.size(), 2u);
+  int research = 0, discovery = 0;
+  for (const auto& t : topics) (t.kind == "discovery" ? discovery : research) += t.runs;
+  EXPECT_EQ(research, 1);
+  EXPECT_EQ(discovery, 1);
+  auto disc2 = run("discover: global", 3000, {finding("https://d.example/1", "trending")});
+  disc2.kind = "discovery";
+  s->record({disc2});
+  EXPECT_EQ(s->memory("discover: global", {}).history.runs_before, 1) << "the research topic's own run, not the discoveries";
+}
+
+// Issue 22 item 10: on a shared store two machines with the same memory-dir path keep
+// each other's saved briefs.
+TEST_P(StoreTest, SavedBriefsAreKeptPerMachine) {
+  auto s = open();
+  const fs::path dir = tmp_.path() + "/memory";
+  fs::create_directories(dir);
+  std::ofstream(dir / "a-raw.md") << "# last30days: a\n\n- [Alpha](https://a.example) — albatross\n";
+  EXPECT_EQ(s->sync_briefs(dir, 100, "machine-one").indexed, 1);
+  fs::remove(dir / "a-raw.md");
+  std::ofstream(dir / "b-raw.md") << "# last30days: b\n\n- [Beta](https://b.example) — buzzard\n";
+  const auto st = s->sync_briefs(dir, 200, "machine-two");
+  EXPECT_EQ(st.indexed, 1);
+  EXPECT_EQ(st.removed, 0) << "machine two does not remove machine one's brief";
+  EXPECT_EQ(s->search("albatross", 10).results.size(), 1u);
+  EXPECT_EQ(s->search("buzzard", 10).results.size(), 1u);
+  EXPECT_EQ(s->sync_briefs(dir, 300, "machine-one").removed, 1) << "machine one's own removal still counts";
+  EXPECT_EQ(s->search("albatross", 10).results.size(), 0u);
+  EXPECT_EQ(s->search("buzzard", 10).results.size(), 1u);
+}
+
+TEST_P(StoreTest, ForgetRemovesATopicItsRunsAndTheFindingsOnlyItHolds) {
+  auto s = open();
+  s->record({run("alpha", 1000, {finding("https://f.example/shared", "shared pelican"), finding("https://f.example/only-a", "only pelican")})});
+  s->record({run("beta", 1100, {finding("https://f.example/shared", "shared pelican")})});
+  s->watch_add({"alpha", 30, 24, {}, std::nullopt, 0}, 1200);
+  EXPECT_FALSE(s->forget("gamma"));
+  EXPECT_TRUE(s->forget("ALPHA"));
+  const auto hits = s->search("pelican", 10).results;
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0].url, "https://f.example/shared");
+  EXPECT_EQ(hits[0].sightings, 1);
+  EXPECT_EQ(hits[0].topics, std::vector<std::string>{"beta"});
+  EXPECT_TRUE(s->watch_list().empty());
+  ASSERT_EQ(s->topics().size(), 1u);
+  EXPECT_EQ(s->topics()[0].topic, "beta");
+  EXPECT_EQ(raw("SELECT count(*) FROM runs")[0][0], "1");
+}
+
+TEST_P(StoreTest, PendingDigestsWaitPerChannelUntilDelivered) {
+  auto s = open();
+  s->watch_add({"alpha", 30, 24, {}, std::nullopt, 0}, 1000);
+  auto claimed = s->watch_claim("me", 1000, 60, false, 1000);
+  ASSERT_TRUE(claimed);
+  const store::WatchCommit commit{"me", {"slack", "email"}, R"({"topic":"alpha","new":[]})"};
+  s->record({run("alpha", 1010, {finding("https://p.example/1", "one")})}, &commit);
+  ASSERT_EQ(s->notify_pending("slack").size(), 1u);
+  ASSERT_EQ(s->notify_pending("email").size(), 1u);
+  EXPECT_TRUE(s->notify_pending("webhook").empty());
+  s->notify_done("slack", {s->notify_pending("slack")[0].id}, 1020, true, "delivered (HTTP 200)");
+  s->notify_done("email", {}, 1020, false, "SMTP 451");
+  EXPECT_TRUE(s->notify_pending("slack").empty());
+  EXPECT_EQ(s->notify_pending("email").size(), 1u);
+  const auto log = s->notify_log();
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[0].channel, "email");
+  EXPECT_FALSE(log[0].ok);
+  EXPECT_EQ(log[0].pending, 1);
+  EXPECT_TRUE(log[1].ok);
+}
+
+TEST_P(StoreTest, BudgetCountersAddUpPerSourceAndDay) {
+  auto s = open();
+  EXPECT_EQ(s->budget_spent("youtube", "2026-12-01"), 0);
+  s->budget_add("youtube", "2026-12-01", 3);
+  s->budget_add("youtube", "2026-12-01", 4);
+  s->budget_add("youtube", "2026-12-02", 1);
+  s->budget_add("github", "2026-12-01", 2);
+  EXPECT_EQ(s->budget_spent("youtube", "2026-12-01"), 7);
+  EXPECT_EQ(s->budget_day("2026-12-01"), (std::map<std::string, long>{{"github", 2}, {"youtube", 7}}));
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values(Kind::sqlite, Kind::postgres),
                          [](const auto& p) { return p.param == Kind::sqlite ? "SQLite" : "PostgreSQL"; });
 
