@@ -80,6 +80,12 @@ class StoreTest : public ::testing::TestWithParam<Kind> {
 
 std::string key(std::string_view url) { return store::finding_key(url); }
 
+model::WatchEntry entry(std::string topic) {
+  model::WatchEntry e;
+  e.topic = std::move(topic);
+  return e;
+}
+
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream ss;
@@ -344,7 +350,7 @@ TEST_P(StoreTest, EachDueTopicIsClaimedOnceAndADeadClaimIsReclaimed) {
   EXPECT_NE(first->topic, second->topic);
   EXPECT_FALSE(b->watch_claim("B", 1001, lease, false, 1000)) << "both due topics are claimed";
   // A finishes: its run and the watch bookkeeping commit together.
-  const store::WatchCommit ca{"A"};
+  const store::WatchCommit ca{"A", {}, ""};
   a->record({run(first->topic, 1100, {finding("https://e.com/x", "x")})}, &ca);
   // B dies; after the lease its topic is due for someone else.
   EXPECT_FALSE(a->watch_claim("A2", 1000 + lease - 1, lease, false, 1000));
@@ -353,11 +359,11 @@ TEST_P(StoreTest, EachDueTopicIsClaimedOnceAndADeadClaimIsReclaimed) {
   EXPECT_EQ(taken->topic, second->topic);
   // B comes back to record: the claim is no longer its own, nothing is written.
   const auto runs_before = raw("SELECT count(*) FROM runs")[0][0];
-  const store::WatchCommit cb{"B"};
+  const store::WatchCommit cb{"B", {}, ""};
   EXPECT_THROW(b->record({run(second->topic, 1200, {finding("https://e.com/y", "y")})}, &cb), store::LeaseLost);
   EXPECT_EQ(raw("SELECT count(*) FROM runs")[0][0], runs_before);
   EXPECT_EQ(raw("SELECT count(*) FROM findings WHERE url = 'https://e.com/y'")[0][0], "0");
-  const store::WatchCommit ca2{"A2"};
+  const store::WatchCommit ca2{"A2", {}, ""};
   a->record({run(taken->topic, 1150, {finding("https://e.com/y", "y")})}, &ca2);
   // The finished topic is not due again until every_hours later; --all takes it.
   EXPECT_FALSE(a->watch_claim("C", 1200, lease, false, 1200));
@@ -464,7 +470,7 @@ TEST_P(StoreTest, ForgetRemovesATopicItsRunsAndTheFindingsOnlyItHolds) {
   auto s = open();
   s->record({run("alpha", 1000, {finding("https://f.example/shared", "shared pelican"), finding("https://f.example/only-a", "only pelican")})});
   s->record({run("beta", 1100, {finding("https://f.example/shared", "shared pelican")})});
-  s->watch_add({"alpha", 30, 24, {}, std::nullopt, 0}, 1200);
+  s->watch_add(entry("alpha"), 1200);
   EXPECT_FALSE(s->forget("gamma"));
   EXPECT_TRUE(s->forget("ALPHA"));
   const auto hits = s->search("pelican", 10).results;
@@ -480,7 +486,7 @@ TEST_P(StoreTest, ForgetRemovesATopicItsRunsAndTheFindingsOnlyItHolds) {
 
 TEST_P(StoreTest, PendingDigestsWaitPerChannelUntilDelivered) {
   auto s = open();
-  s->watch_add({"alpha", 30, 24, {}, std::nullopt, 0}, 1000);
+  s->watch_add(entry("alpha"), 1000);
   auto claimed = s->watch_claim("me", 1000, 60, false, 1000);
   ASSERT_TRUE(claimed);
   const store::WatchCommit commit{"me", {"slack", "email"}, R"({"topic":"alpha","new":[]})"};
