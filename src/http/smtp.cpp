@@ -48,17 +48,32 @@ bool is_loopback_host(const std::string& host) {
   return h == "localhost" || h == "::1" || h.rfind("127.", 0) == 0;
 }
 
+namespace {
+// scheme and host of scheme://[userinfo@]host[:port]/... (core::Url parses http(s) only).
+std::pair<std::string, std::string> scheme_host(const std::string& url) {
+  const auto start = url.find("://");
+  if (start == std::string::npos) return {};
+  const auto end = url.find_first_of("/?#", start + 3);
+  std::string authority = url.substr(start + 3, end == std::string::npos ? std::string::npos : end - start - 3);
+  if (const auto at = authority.rfind('@'); at != std::string::npos) authority = authority.substr(at + 1);
+  std::string host = authority;
+  if (!host.empty() && host.front() == '[') host = host.substr(0, host.find(']') + 1);
+  else host = host.substr(0, host.find(':'));
+  return {core::lower_ascii(url.substr(0, start)), host};
+}
+}  // namespace
+
 bool smtp_requires_tls(const std::string& url) {
-  const auto u = core::Url::parse(url);
-  return !u || u->scheme != "smtp" || !is_loopback_host(u->host);
+  const auto [scheme, host] = scheme_host(url);
+  return scheme != "smtp" || !is_loopback_host(host);
 }
 
 MailResult send_mail(const MailRequest& req) {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
   MailResult out;
-  const auto u = core::Url::parse(req.url);
-  if (!u || (u->scheme != "smtp" && u->scheme != "smtps")) {
+  const auto [scheme, host] = scheme_host(req.url);
+  if ((scheme != "smtp" && scheme != "smtps") || host.empty()) {
     out.error = NetError::internal;
     out.detail = "not an smtp:// or smtps:// URL";
     return out;

@@ -43,6 +43,34 @@ std::pair<std::string, std::string> userinfo(const std::string& url) {
   return {info.substr(0, colon), info.substr(colon + 1)};
 }
 
+// scheme://[userinfo@]host[:port][/path]: the parts core::Url keeps for http(s) only.
+struct Parts {
+  std::string scheme, host, port, path;
+};
+std::optional<Parts> parts(const std::string& url) {
+  const auto start = url.find("://");
+  if (start == std::string::npos || start == 0) return std::nullopt;
+  Parts p;
+  p.scheme = core::lower_ascii(url.substr(0, start));
+  const auto end = url.find_first_of("/?#", start + 3);
+  std::string authority = url.substr(start + 3, end == std::string::npos ? std::string::npos : end - start - 3);
+  if (const auto at = authority.rfind('@'); at != std::string::npos) authority = authority.substr(at + 1);
+  if (!authority.empty() && authority.front() == '[') {
+    const auto close = authority.find(']');
+    if (close == std::string::npos) return std::nullopt;
+    p.host = authority.substr(0, close + 1);
+    if (close + 1 < authority.size() && authority[close + 1] == ':') p.port = authority.substr(close + 2);
+  } else {
+    const auto colon = authority.find(':');
+    p.host = authority.substr(0, colon);
+    if (colon != std::string::npos) p.port = authority.substr(colon + 1);
+  }
+  p.host = core::lower_ascii(p.host);
+  if (end != std::string::npos) p.path = url.substr(end, url.find_first_of("?#", end) - end);
+  if (p.host.empty()) return std::nullopt;
+  return p;
+}
+
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
   std::size_t start = 0;
@@ -440,7 +468,7 @@ const std::vector<std::string>& channel_names() {
 }
 
 std::string mask(const std::string& url) {
-  const auto u = core::Url::parse(url);
+  const auto u = parts(url);
   if (!u) return "****";
   return u->scheme + "://" + u->host + (u->port.empty() ? "" : ":" + u->port) + "/****";
 }
@@ -455,8 +483,9 @@ std::vector<Channel> configured(const core::Config& config, std::string* error) 
     c.kind = spec.kind;
     c.url = std::string(core::trim(*value));
     core::redact::add_secret(c.url);
-    const auto u = core::Url::parse(c.url);
-    if (u && u->path_and_query().size() > 1) core::redact::add_secret(u->path_and_query());
+    const auto u = parts(c.url);
+    if (u && u->path.size() > 1) core::redact::add_secret(u->path);
+    if (const auto q = c.url.find('?'); q != std::string::npos && c.url.size() - q > 1) core::redact::add_secret(c.url.substr(q + 1));
     if (u && spec.kind == Kind::ntfy) core::redact::add_secret(ntfy_split(c.url).second);
     const auto [user, password] = userinfo(c.url);
     if (!password.empty()) {
@@ -487,7 +516,7 @@ std::vector<Channel> configured(const core::Config& config, std::string* error) 
         *error = fmt::format("{} must be an https:// URL (http:// only for a loopback host)", spec.key);
         return {};
       }
-      if (spec.kind == Kind::ntfy && ntfy_split(c.url).second.empty()) {
+      if (spec.kind == Kind::ntfy && (u->path.size() <= 1 || ntfy_split(c.url).second.empty())) {
         *error = "LAST30DAYS_NOTIFY_NTFY must be a topic URL (https://ntfy.sh/your-topic)";
         return {};
       }

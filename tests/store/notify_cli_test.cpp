@@ -117,7 +117,7 @@ std::map<std::string, std::string> mime_parts(const std::string& data) {
   std::size_t pos = 0;
   while ((pos = data.find("Content-Type: text/", pos)) != std::string::npos) {
     const auto type_end = data.find(';', pos);
-    const std::string type = data.substr(pos + 14, type_end - pos - 14);
+    const std::string type = data.substr(pos + 19, type_end - pos - 19);  // after "Content-Type: text/"
     const auto body = data.find("\r\n\r\n", pos);
     const auto next = data.find("\r\n--", body);
     std::string b64;
