@@ -29,6 +29,8 @@ const std::vector<KnownKey>& known_keys() {
       {"LAST30DAYS_NOTIFY_SMTP_URL", "watch notifications by email: smtp:// or smtps:// URL"},
       {"LAST30DAYS_NOTIFY_EMAIL_FROM", "watch notifications by email: the sender"},
       {"LAST30DAYS_NOTIFY_EMAIL_TO", "watch notifications by email: recipients, comma-separated"},
+      {"LAST30DAYS_NOTIFY_SMTP_CA", "watch notifications by email: a PEM CA file to trust instead of the system's"},
+      {"LAST30DAYS_MACHINE_ID", "this machine's name in a shared store's saved-brief index"},
       {"LAST30DAYS_BUDGET_<SOURCE>", "a daily request budget for one source (LAST30DAYS_BUDGET_YOUTUBE=20)"},
       {"LAST30DAYS_HOST_MAP", "host=base_url pairs: send a host's requests elsewhere (mirrors, tests)"},
   };
