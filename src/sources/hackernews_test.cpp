@@ -168,16 +168,25 @@ TEST(HackerNewsComments, AFailedThreadSaysWhyAndTheOthersStillArrive) {
   EXPECT_EQ(f.urls().size(), 5u);
 }
 
+// Two JSON levels per reply: 250 replies deep is within the parser's 512-level limit and
+// counted without recursion; 20,000 deep is refused by the parser with its message (issue 22).
 TEST(HackerNewsComments, ADeeplyNestedThreadIsCountedWithoutRecursion) {
-  std::string nested = R"({"id":1,"children":[{"id":2,"type":"comment","author":"a","text":"<p>top</p>","children":[)";
-  constexpr int kDepth = 20000;
-  for (int i = 0; i < kDepth; ++i) nested += R"({"id":3,"author":"r","text":"x","children":[)";
-  for (int i = 0; i < kDepth; ++i) nested += "]}";
-  nested += "]}]}";
-  FixtureFetcher f;
-  f.on_body("/items/1", nested);
-  TestEnv t(f);
-  auto threads = hn().comments(thread_query({"hackernews:1"}), t.env);
-  ASSERT_EQ(threads[0].comments.size(), 1u) << (threads[0].failure ? *threads[0].failure : "");
-  EXPECT_EQ(threads[0].comments[0].replies, kDepth);
+  for (const int depth : {250, 20000}) {
+    std::string nested = R"({"id":1,"children":[{"id":2,"type":"comment","author":"a","text":"<p>top</p>","children":[)";
+    for (int i = 0; i < depth; ++i) nested += R"({"id":3,"author":"r","text":"x","children":[)";
+    for (int i = 0; i < depth; ++i) nested += "]}";
+    nested += "]}]}";
+    FixtureFetcher f;
+    f.on_body("/items/1", nested);
+    TestEnv t(f);
+    auto threads = hn().comments(thread_query({"hackernews:1"}), t.env);
+    if (depth == 250) {
+      ASSERT_EQ(threads[0].comments.size(), 1u) << (threads[0].failure ? *threads[0].failure : "");
+      EXPECT_EQ(threads[0].comments[0].replies, depth);
+    } else {
+      EXPECT_TRUE(threads[0].comments.empty());
+      ASSERT_TRUE(threads[0].failure);
+      EXPECT_NE(threads[0].failure->find("JSON nested deeper than 512 levels"), std::string::npos) << *threads[0].failure;
+    }
+  }
 }
