@@ -11,6 +11,7 @@
 
 #include "app/budget.hpp"
 #include "app/run.hpp"
+#include "core/json.hpp"
 #include "http/host_map.hpp"
 #include "render/render.hpp"
 #include "core/log.hpp"
@@ -251,7 +252,7 @@ std::string run_json(const model::WatchRun& run, core::UnixSeconds at) {
   model::WatchReport one;
   one.generated_at = at;
   one.runs.push_back(run);
-  return nlohmann::ordered_json::parse(render::watch_json(one))["runs"][0].dump(-1, ' ', false,
+  return core::json::parse_ordered_or_discarded(render::watch_json(one))["runs"][0].dump(-1, ' ', false,
                                                                                nlohmann::ordered_json::error_handler_t::replace);
 }
 
@@ -308,7 +309,7 @@ std::vector<Delivery> deliver_pending(store::Store& db, const std::vector<notify
     notify::json runs = notify::json::array();
     std::vector<std::int64_t> these;
     for (const auto& p : pending) {
-      auto j = notify::json::parse(p.run_json, nullptr, false);
+      auto j = core::json::parse_ordered_or_discarded(p.run_json);
       if (!j.is_discarded() && j.is_object()) runs.push_back(std::move(j));
       these.push_back(p.id);
     }

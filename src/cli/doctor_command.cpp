@@ -8,6 +8,7 @@
 
 #include "app/budget.hpp"
 #include "cli/commands.hpp"
+#include "core/json.hpp"
 #include "core/text.hpp"
 #include "core/time.hpp"
 
@@ -145,7 +146,7 @@ void add_budgets(const Options& o, const Frame& f, std::string& text) {
   std::string store_error;
   const auto lines = budget_lines(*budgets, f, &store_error);
   if (o.emit == Emit::json) {
-    auto doc = nlohmann::ordered_json::parse(text);
+    auto doc = core::json::parse_ordered_or_discarded(text);
     auto list = nlohmann::ordered_json::array();
     for (const auto& l : lines)
       list.push_back({{"source", l.source}, {"key", app::StoreBudget::key_for(l.source)}, {"limit", l.limit}, {"spent_today", l.spent}});

@@ -10,10 +10,12 @@ namespace {
 
 using nlohmann::json;
 
-// Builds the DOM from SAX events: refuses a container past the depth limit (the parse
+// Builds the DOM (a json, or an ordered_json where key order is kept) from SAX events: refuses a container past the depth limit (the parse
 // stops there) and drops array elements past the cap, with everything inside them.
+template <typename Json>
 class Builder {
  public:
+  using json = Json;
   Builder(json& root, const ParseOptions& options) : root_(root), options_(options) {}
 
   bool null() { return put(nullptr); }
@@ -97,23 +99,34 @@ class Builder {
   bool too_deep_ = false;
 };
 
+template <typename Json>
+bool parse_into(std::string_view text, const ParseOptions& options, Json& doc, std::string& error, bool& too_deep) {
+  Builder<Json> builder(doc, options);
+  try {
+    if (Json::sax_parse(text, &builder)) return true;
+    error = builder.error().empty() ? "not JSON" : builder.error();
+    too_deep = builder.too_deep();
+  } catch (const typename Json::exception& e) {
+    error = e.what();
+  }
+  return false;
+}
+
 }  // namespace
 
 Parsed parse(std::string_view text, const ParseOptions& options) {
   Parsed out;
   json doc;
-  Builder builder(doc, options);
-  try {
-    if (json::sax_parse(text, &builder)) {
-      out.value = std::move(doc);
-      return out;
-    }
-    out.error = builder.error().empty() ? "not JSON" : builder.error();
-    out.too_deep = builder.too_deep();
-  } catch (const json::exception& e) {
-    out.error = e.what();
-  }
+  if (parse_into(text, options, doc, out.error, out.too_deep)) out.value = std::move(doc);
   return out;
+}
+
+nlohmann::ordered_json parse_ordered_or_discarded(std::string_view text, const ParseOptions& options) {
+  nlohmann::ordered_json doc;
+  std::string error;
+  bool too_deep = false;
+  if (parse_into(text, options, doc, error, too_deep)) return doc;
+  return nlohmann::ordered_json(nlohmann::ordered_json::value_t::discarded);
 }
 
 json parse_or_discarded(std::string_view text, const ParseOptions& options) {

@@ -34,4 +34,7 @@ Parsed parse(std::string_view text, const ParseOptions& options = {});
 // (is_discarded()) when parse() refused it.
 nlohmann::json parse_or_discarded(std::string_view text, const ParseOptions& options = {});
 
+// The same, keeping the keys' order (for documents the product rewrites and prints).
+nlohmann::ordered_json parse_ordered_or_discarded(std::string_view text, const ParseOptions& options = {});
+
 }  // namespace core::json
