@@ -10,8 +10,9 @@ namespace {
 
 using nlohmann::json;
 
-// Builds the DOM (a json, or an ordered_json where key order is kept) from SAX events: refuses a container past the depth limit (the parse
-// stops there) and drops array elements past the cap, with everything inside them.
+// Builds the DOM (a json, or an ordered_json that keeps key order) from SAX events: refuses
+// a container past the depth limit (the parse stops there) and drops array elements past
+// the cap, with everything inside them.
 template <typename Json>
 class Builder {
  public:
