@@ -21,11 +21,11 @@ class Builder {
 
   bool null() { return put(nullptr); }
   bool boolean(bool v) { return put(v); }
-  bool number_integer(json::number_integer_t v) { return put(v); }
-  bool number_unsigned(json::number_unsigned_t v) { return put(v); }
-  bool number_float(json::number_float_t v, const std::string&) { return put(v); }
+  bool number_integer(typename json::number_integer_t v) { return put(v); }
+  bool number_unsigned(typename json::number_unsigned_t v) { return put(v); }
+  bool number_float(typename json::number_float_t v, const std::string&) { return put(v); }
   bool string(std::string& v) { return put(std::move(v)); }
-  bool binary(json::binary_t&) {
+  bool binary(typename json::binary_t&) {
     error_ = "binary values are not JSON";
     return false;
   }
