@@ -163,6 +163,13 @@ bool abbreviation(std::string_view alternative) {
          std::all_of(t.begin(), t.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
 }
 
+// The host wrote this synonym in lower case: a lower-case occurrence is it, not a common word.
+void mark_lower(TopicTerm& term, bool lower) {
+  if (!lower) return;
+  term.lower.resize(term.forms.size(), false);
+  term.lower.back() = true;
+}
+
 }  // namespace
 
 std::vector<std::string> written_words(std::string_view topic) {
@@ -246,8 +253,23 @@ Topic analyze_topic(std::string_view topic, TokenDict& dict, const std::vector<m
           t.terms[a].forms.push_back(ids_of(words, dict));
           t.terms[a].weak.push_back(weak);
           t.terms[a].names.push_back(name);
+          mark_lower(t.terms[a], !words[0].upper);
         } else {
-          t.spans.push_back({a, b, ids_of(words, dict), weak, name});
+          auto seq = ids_of(words, dict);
+          // A phrase that says the same words but one ("GDL strike" for "GDL Streik") gives that
+          // word a form too, so the words still count apart ("GDL calls a 35-hour strike").
+          if (seq.size() == b - a + 1 && !core::ablated("swap")) {
+            std::size_t differ = 0, at = a;
+            for (std::size_t k = a; k <= b; ++k)
+              if (t.terms[k].forms[0].size() != 1 || t.terms[k].forms[0][0] != seq[k - a]) ++differ, at = k;
+            if (differ == 1 && !t.terms[at].connector && t.terms[at].forms[0].size() == 1 && !core::is_stopword(dict.text(seq[at - a]))) {
+              t.terms[at].forms.push_back({seq[at - a]});
+              t.terms[at].weak.push_back(weak);
+              t.terms[at].names.push_back(name);
+              mark_lower(t.terms[at], !words[at - a].upper);
+            }
+          }
+          t.spans.push_back({a, b, std::move(seq), weak, name});
         }
       }
     }

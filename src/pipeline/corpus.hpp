@@ -95,6 +95,7 @@ struct Evidence {
   bool title_in_order = false;          // the title holds the topic's words close together, in order
   bool context_names_topic = false;     // a label holds the whole topic, or two of its words ("ArcBrowser")
   bool generic_only = false;
+  bool mention = false;                 // the title names another version or holder of the name first
 };
 
 struct Features {
@@ -122,6 +123,7 @@ struct TopicTerm {
   std::vector<std::vector<TokenId>> forms;  // "zurich", "zuerich"; "東","京"; "tokyo"
   std::vector<bool> weak;                   // parallel: an abbreviation that counts only beside the rest of the topic
   std::vector<std::int16_t> names;          // parallel: Topic::form_names index for a synonym, or -1
+  std::vector<bool> lower;                  // forms a synonym writes in lower case (shorter: the rest are not)
   double weight = 1;
   bool connector = false;  // a stopword inside the topic: part of the phrase, not evidence
   bool proper = false;     // typed capitalised: a name, so a lower-case "rose" in a sentence is not it

@@ -35,6 +35,7 @@ constexpr int kFeedbackMin = 4;          // strong matches with context before f
 constexpr double kUnsupported = 0.8, kSupported = 1.15;
 constexpr int kLearnMin = 3;             // occurrences before the corpus says how a word is written
 constexpr double kLearnShare = 0.7;
+constexpr double kMention = 0.6;         // the topic named after another of its kind: an aside
 constexpr std::size_t kVersionReach = 3;  // "Postgres 18 to 19": a version a few words after its name
 
 using Conflict = Evidence::Conflict;
@@ -45,6 +46,7 @@ struct Occ {
   std::int16_t name = -1;             // synonym spelling, if any
   bool weak = false;
   bool valid = true;
+  bool lower = false;                 // a synonym the host wrote in lower case
   double strength() const { return weak ? kAbbreviation : kFull; }
   Conflict conflict = Conflict::none;
 };
@@ -139,6 +141,7 @@ class Scorer {
     double r = topic_.content_terms <= 1 ? coverage : kCoverageShare * coverage + (1 - kCoverageShare) * phrase;
     const bool all_generic = std::all_of(topic_.terms.begin(), topic_.terms.end(),
                                          [](const TopicTerm& t) { return t.connector || t.generic; });
+    if (ev.mention && !core::ablated("mention")) r *= kMention;
     if ((know_.has_entity && entity < kFound) || (!know_.has_entity && !specific && !all_generic)) {
       ev.generic_only = matched > 0;
       r = std::min(r, kGenericOnlyCap);
@@ -157,9 +160,11 @@ class Scorer {
       for (std::size_t i = 0; i < n; ++i) {
         const auto& term = topic_.terms[i];
         for (std::size_t f = 0; f < term.forms.size(); ++f)
-          if (matches_at(w, p, term.forms[f]))
+          if (matches_at(w, p, term.forms[f])) {
             occ_.push_back({static_cast<std::uint16_t>(p), static_cast<std::uint16_t>(term.forms[f].size()),
                             static_cast<std::uint16_t>(i), static_cast<std::uint16_t>(i), term.names[f], term.weak[f]});
+            occ_.back().lower = f < term.lower.size() && term.lower[f];
+          }
       }
       for (const auto& s : topic_.spans)
         if (matches_at(w, p, s.seq))
@@ -168,6 +173,7 @@ class Scorer {
     }
     if (occ_.empty()) return 0;
     validate(w, case_free);
+    if (title) ev.mention = names_another_first();
     // Credit: the best window of the field holds the topic; words outside it count less. A
     // window ends at a clause break: "Rust: how to force a secure wipe" is two statements.
     // Distances count the words that carry meaning, not function words or numbers: "Tokio 2.0
@@ -225,6 +231,18 @@ class Scorer {
     return std::max(phrase(w), kNear * window_share_);
   }
 
+  // Subject or mention: a title that names another release or another person of the name
+  // before it names the topic ("Go 1.27 dev cycle opens: what just missed Go 1.26") is about
+  // that other one; the topic is its aside.
+  bool names_another_first() const {
+    int conflict = -1, valid = -1;
+    for (const auto& o : occ_) {
+      if (!o.valid && (o.conflict == Conflict::other_version || o.conflict == Conflict::other_name) && (conflict < 0 || o.pos < conflict)) conflict = o.pos;
+      if (o.valid && (valid < 0 || o.pos < valid)) valid = o.pos;
+    }
+    return conflict >= 0 && valid > conflict;
+  }
+
   bool covers(const Occ& o, std::size_t i) const { return o.first <= i && i <= o.last; }
 
   // Position of the first valid occurrence of term i in [from, to), or -1.
@@ -256,7 +274,7 @@ class Scorer {
       if (o.first != o.last) continue;  // a span: a synonym or a joined spelling of several words
       const std::size_t i = o.first;
       // A name written in lower case inside a sentence is the common word ("yields rose").
-      if (know_.proper[i] && !case_free && o.pos > 0 && (w[o.pos].flags & kLower) && !(w[o.pos].flags & kJoined)) {
+      if (know_.proper[i] && !o.lower && !case_free && o.pos > 0 && (w[o.pos].flags & kLower) && !(w[o.pos].flags & kJoined)) {
         o.valid = false;
         o.conflict = Conflict::common_word;
         continue;

@@ -314,3 +314,34 @@ TEST(Relevance, AWordsOtherFormsCountAsTheWord) {
                                        {.title = "Postgres vacuum tuning"}});
   for (std::size_t i = 0; i < 3; ++i) EXPECT_GT(rel(c, i), rel(c, 3) + 0.2) << c.items[i].title;
 }
+
+// Subject or mention: a title that names another release (or another holder of the name)
+// before the topic is about that other one.
+TEST(Relevance, ATitleThatNamesAnotherReleaseFirstMentionsTheTopicInPassing) {
+  auto c = scored("Deno 3.2", {{.title = "Deno 3.2 ships a faster module resolver"},
+                               {.title = "Deno 3.3 planning starts: the ideas that missed Deno 3.2"},
+                               {.title = "Benchmarks after upgrading to Deno 3.2 from 3.1"}});
+  EXPECT_GE(rel(c, 0), 0.99);
+  EXPECT_TRUE(c.features[1].evidence.mention);
+  EXPECT_FALSE(c.features[0].evidence.mention);
+  EXPECT_FALSE(c.features[2].evidence.mention) << "'from 3.1' comes after the topic: still its subject";
+  EXPECT_LT(rel(c, 1), 0.7 * rel(c, 0)) << "the other release is the subject";
+  EXPECT_GE(rel(c, 2), 0.99);
+}
+
+// A host synonym that swaps one word of the topic ("Tarif strike" for "Tarif Streik") gives
+// that word a form, so the two words still count apart, and a synonym the host wrote in lower
+// case is not "a name used as a common word".
+TEST(Relevance, ASynonymThatSwapsOneWordTranslatesThatWordWhereverItStands) {
+  const std::vector<model::Synonym> host{{"Tarif Streik", {"Tarif strike"}, true}};
+  auto c = scored("Tarif Streik", {{.title = "Tarif calls a 48-hour strike at the port"},
+                                   {.title = "Tarif strike: what closes on Monday"},
+                                   {.title = "Dockers strike in Rotterdam"}},
+                  host);
+  auto plain = scored("Tarif Streik", {{.title = "Tarif calls a 48-hour strike at the port"}, {.title = "Dockers Streik in Rotterdam"}});
+  EXPECT_GE(rel(c, 1), 0.99);
+  EXPECT_GE(rel(c, 0), 0.5) << "both words, apart";
+  EXPECT_LT(rel(plain, 0), 0.5) << "without the synonym only one word is there";
+  EXPECT_DOUBLE_EQ(rel(c, 2), rel(plain, 1)) << "the translation alone counts as the word alone, no more";
+  EXPECT_LT(rel(c, 2), 0.5);
+}
