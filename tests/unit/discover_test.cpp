@@ -345,3 +345,34 @@ TEST(Domains, OtherDomainsAreTheirOwnWordsAndGenericOnesAreGlobal) {
   EXPECT_TRUE(global_fallback_warning(resolve_domain("")).empty());
   EXPECT_TRUE(global_fallback_warning(resolve_domain("tech")).empty());
 }
+
+// Issue 16's promise for discovery: corroboration outranks one loud voice of similar size, and
+// a story cross-posted with hundreds of points on two sources is never "nothing solid".
+TEST(Topics, ACorroboratedStoryOutranksASingleSourceViralPostOfSimilarEngagement) {
+  const auto window = model::Window::ending(kNow, 7);
+  std::vector<model::Item> items{
+      seed("hackernews", "Valkey 9 adds multi-tenant keyspaces", 420, 2, "https://valkey.io/blog/valkey-9"),
+      seed("lobsters", "Valkey 9 adds multi-tenant keyspaces", 45, 2, "https://valkey.io/blog/valkey-9"),
+      seed("reddit", "Valkey 9 is out with keyspaces", 380, 2, "https://valkey.io/blog/valkey-9?ref=reddit"),
+      seed("github", "valkey-io/valkey: Valkey 9.0.0", 150, 2, "https://github.com/valkey-io/valkey/releases/tag/9.0.0"),
+      seed("reddit", "My cat learned to open the fridge", 1100, 2),
+  };
+  items[3].title = "valkey-io/valkey: Valkey 9 adds multi-tenant keyspaces";
+  auto topics = group_topics(items, kNow, window);
+  ASSERT_GE(topics.size(), 2u);
+  EXPECT_GE(topics[0].sources.size(), 3u) << topics[0].name;
+  EXPECT_NE(topics[0].name.find("Valkey"), std::string::npos) << "the corroborated story first, not the viral post";
+  std::vector<double> score;
+  for (const auto& t : topics) score.push_back(t.velocity);
+  auto sel = select_topics(topics, score);
+  ASSERT_FALSE(sel.survivors.empty());
+  EXPECT_NE(sel.survivors[0].name.find("Valkey"), std::string::npos);
+
+  // Two sources, hundreds of points each: solid, whatever its name looks like.
+  std::vector<model::Item> pair{seed("hackernews", "Today", 300, 1, "https://example.org/today-story"),
+                                seed("reddit", "Today", 450, 1, "https://example.org/today-story")};
+  auto two = group_topics(pair, kNow, window);
+  ASSERT_EQ(two.size(), 1u);
+  EXPECT_TRUE(floor_verdict(two[0]).pass) << floor_verdict(two[0]).reason;
+  EXPECT_FALSE(select_topics(two, {two[0].velocity}).survivors.empty());
+}
