@@ -4,6 +4,7 @@
 
 #include <cctype>
 
+#include "core/log.hpp"
 #include "sources/source.hpp"
 
 namespace app {
@@ -65,6 +66,46 @@ void StoreBudget::flush(store::Store& db) {
     for (const auto& [s, n] : add) before_[s] += n;
   }
   for (const auto& [s, n] : add) db.budget_add(s, day, n);
+}
+
+std::unique_ptr<RunBudget> RunBudget::open(const RunContext& ctx, const persist::Writer& writer, store::Store* db,
+                                           core::Deadline deadline, Problem* problem) {
+  std::string error;
+  auto budget = StoreBudget::from_config(ctx.config, &error);
+  if (!error.empty()) {
+    *problem = {2, error};
+    return nullptr;
+  }
+  if (!budget) return nullptr;
+  auto rb = std::make_unique<RunBudget>();
+  if (!db) {
+    // Budgets count in the store, so a budget opens it even for a run that keeps nothing.
+    Problem why;
+    rb->own_ = open_store(ctx, writer, deadline.earliest(core::Deadline::in(kStoreOpenShare)), &why);
+    if (!rb->own_) {
+      *problem = {why.exit_code, "request budgets: " + why.message};
+      return nullptr;
+    }
+    db = rb->own_.get();
+  }
+  try {
+    budget->load(*db, core::now_unix());
+  } catch (const store::Error& e) {
+    *problem = {1, fmt::format("request budgets: {}", e.what())};
+    return nullptr;
+  }
+  rb->db_ = db;
+  rb->budget_ = std::move(budget);
+  return rb;
+}
+
+void RunBudget::close(core::Deadline run_deadline) {
+  try {
+    db_->set_deadline(store_deadline(run_deadline));
+    budget_->flush(*db_);
+  } catch (const store::Error& e) {
+    core::log::warn("request budgets: this run's requests were not counted: {}", e.what());
+  }
 }
 
 }  // namespace app

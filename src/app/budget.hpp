@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "app/run.hpp"
 #include "core/config.hpp"
 #include "core/time.hpp"
 #include "pipeline/research.hpp"
@@ -37,6 +38,24 @@ class StoreBudget final : public pipeline::RequestBudget {
   std::map<std::string, long> before_;  // spent today before this run
   std::map<std::string, long> now_;     // spent by this run
   std::string day_;
+};
+
+// One research run's budgets, for every front end: today's spend read from the research store
+// before the run (the store is opened for it when the run has none), this run's added after.
+class RunBudget {
+ public:
+  // nullptr when no budget is set, or with *problem: a bad value (exit 2) or a store that
+  // cannot count (exit 1). `db` is the run's own store, if it has one.
+  static std::unique_ptr<RunBudget> open(const RunContext& ctx, const persist::Writer& writer, store::Store* db,
+                                         core::Deadline deadline, Problem* problem);
+  pipeline::RequestBudget* get() { return budget_.get(); }
+  // Adds this run's spend; a store that fails here costs a warning, not the brief.
+  void close(core::Deadline run_deadline);
+
+ private:
+  std::unique_ptr<StoreBudget> budget_;
+  std::unique_ptr<store::Store> own_;
+  store::Store* db_ = nullptr;
 };
 
 }  // namespace app

@@ -64,22 +64,9 @@ int research_command(const Options& o, const Frame& f) {
       store_error = std::move(unanswered);
     }
   }
-  // Request budgets count in the store, so a budget opens it even without --store.
-  std::string budget_error;
-  auto budget = app::StoreBudget::from_config(f.ctx.config, &budget_error);
-  if (!budget_error.empty()) return fail(2, budget_error);
-  std::unique_ptr<store::Store> budget_db;
-  if (budget) {
-    app::Problem problem;
-    if (!db) budget_db = app::open_store(f.ctx, f.writer, deadline.earliest(core::Deadline::in(app::kStoreOpenShare)), &problem);
-    store::Store* counters = db ? db.get() : budget_db.get();
-    if (!counters) return fail(problem.exit_code, "request budgets: " + problem.message);
-    try {
-      budget->load(*counters, core::now_unix());
-    } catch (const store::Error& e) {
-      return fail(1, fmt::format("request budgets: {}", e.what()));
-    }
-  }
+  app::Problem budget_problem;
+  auto budget = app::RunBudget::open(f.ctx, f.writer, db.get(), deadline, &budget_problem);
+  if (!budget && !budget_problem.message.empty()) return fail(budget_problem);
   const auto started = core::now_unix();
   const auto window = model::Window::ending(o.as_of.value_or(f.ctx.now), o.days);
   ProgressScope progress(o, f.ctx.config,
@@ -87,18 +74,10 @@ int research_command(const Options& o, const Frame& f) {
                                      core::format_date(window.to)),
                          !o.entities.empty());
   auto hooks = progress.hooks();
-  hooks.budget = budget.get();
+  hooks.budget = budget ? budget->get() : nullptr;
   auto run = app::run_research(request, f.ctx, hooks);
   progress.finish();
-  if (budget) {
-    store::Store& counters = db ? *db : *budget_db;
-    try {
-      counters.set_deadline(app::store_deadline(deadline));
-      budget->flush(counters);
-    } catch (const store::Error& e) {
-      core::log::warn("request budgets: this run's requests were not counted: {}", e.what());
-    }
-  }
+  if (budget) budget->close(deadline);
   if (!run.ok()) return fail(2, run.error);
   if (o.summarize) app::summarize(f.ctx, run, deadline, progress.hooks().stop);
   // Only this top-level command records, after the run (spec §6.4); a comparison stores

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "app/budget.hpp"
 #include "core/exit.hpp"
 #include "core/json.hpp"
 #include "core/log.hpp"
@@ -170,8 +171,14 @@ json research(State& st, const std::shared_ptr<Call>& call, const app::RunContex
     db = app::open_store(ctx, *st.writer, deadline, &problem);
     if (!db) return tool_error("store: " + problem.message);
   }
+  // Request budgets hold here as at the terminal (spec section 3).
+  app::Problem budget_problem;
+  auto budget = app::RunBudget::open(ctx, *st.writer, db.get(), deadline, &budget_problem);
+  if (!budget && !budget_problem.message.empty()) return tool_error(in_tool_terms(budget_problem.message));
+  hooks.budget = budget ? budget->get() : nullptr;
   const auto started = core::now_unix();
   auto run = app::run_research(r, ctx, hooks);
+  if (budget) budget->close(deadline);
   if (!run.ok()) return tool_error(in_tool_terms(run.error));
   std::optional<std::string> store_error;
   if (db) store_error = app::remember(*db, run.reports(), started, deadline);

@@ -5,9 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "core/time.hpp"
+#include "child.hpp"
 #include "hn_world.hpp"
 
 using namespace testing_support;
@@ -170,6 +172,34 @@ TEST(MemoryCli, ASpentRequestBudgetSkipsTheSourceAsRateLimited) {
   auto doctor = w.run({"doctor", "--search", "hn"}, budget);
   EXPECT_NE(doctor.out.find(fmt::format("hackernews: {} of 1 requests spent (LAST30DAYS_BUDGET_HACKERNEWS)", spent)), std::string::npos)
       << doctor.out;
+  // An agent host's research is held to the same budget (spec section 3): no request made.
+  {
+    const auto log_before_mcp = w.fake().log().size();
+    auto env = w.env();
+    for (const auto& [k, v] : budget) env[k] = v;
+    const char* other = std::getenv("L30_BINARY_UNDER_TEST");  // as run_last30days does
+    Child mcp({other != nullptr && *other != '\0' ? other : L30_BINARY, "mcp"}, env);
+    mcp.write(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},)"
+              R"("clientInfo":{"name":"t","version":"1"}}})" "\n");
+    ASSERT_TRUE(mcp.read_line(10s)) << mcp.err();
+    mcp.write(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"research","arguments":)"
+              R"({"topic":"zig comptime","sources":["hackernews"]}}})" "\n");
+    for (;;) {
+      const auto line = mcp.read_line(30s);
+      ASSERT_TRUE(line) << mcp.err();
+      const auto reply = nlohmann::json::parse(*line, nullptr, false);
+      ASSERT_FALSE(reply.is_discarded()) << *line;
+      if (reply.contains("method")) continue;  // progress
+      const auto& st = reply["result"]["structuredContent"]["source_status"]["hackernews"];
+      EXPECT_EQ(st["state"], "rate-limited") << *line;
+      EXPECT_NE(st["reason"].get<std::string>().find("LAST30DAYS_BUDGET_HACKERNEWS=1"), std::string::npos) << *line;
+      break;
+    }
+    mcp.close_stdin();
+    EXPECT_EQ(mcp.wait(5s), 0);
+    EXPECT_EQ(w.fake().log().size(), log_before_mcp) << "no request was made over MCP either";
+  }
+
   auto more = w.run({"zig comptime", "--search", "hn", "--emit", "json", "--quiet"}, {{"LAST30DAYS_BUDGET_HACKERNEWS", "50"}});
   EXPECT_EQ(parse(more)["source_status"]["hackernews"]["state"], "ok") << "a raised budget lets it run again";
   EXPECT_EQ(w.run({"zig comptime", "--search", "hn"}, {{"LAST30DAYS_BUDGET_HACKERNEWS", "ten"}}).exit_code, 2);
