@@ -40,15 +40,28 @@ TEST(McpSdk, OfficialClientListsCallsCancelsAndValidates) {
   ASSERT_TRUE(std::filesystem::exists(kNodeDir + "/node_modules/@modelcontextprotocol/sdk/package.json"))
       << "the MCP SDK is not installed: run scripts/deps.sh (npm ci in tests/mcp)";
   Scenario* self = nullptr;
-  Scenario research([&self](const FakeRequest& r) -> std::optional<FakeReply> {
-    if (r.path == "/__control")
-      return FakeReply::json(json{{"open_hung", self->fake().open_hung()}, {"closed_hung", self->fake().closed_hung()}}.dump());
+  // Answers about "slow" are held until node releases them (after the fast call's answer
+  // arrived), so "two calls at once" proves concurrency without a timing margin.
+  auto release_slow = std::make_shared<std::atomic<bool>>(false);
+  Scenario research([&self, release_slow](const FakeRequest& r) -> std::optional<FakeReply> {
+    if (r.path == "/__release") {
+      release_slow->store(true);
+      return FakeReply::json("{}");
+    }
+    if (r.path == "/__control") {
+      int slow_held = 0;  // slow answers held, their connection still open
+      for (const auto& e : self->fake().log())
+        slow_held += about(e.request, "slow") && !e.answered && !e.closed_by_client ? 1 : 0;
+      return FakeReply::json(json{{"open_hung", self->fake().open_hung()},
+                                  {"closed_hung", self->fake().closed_hung()},
+                                  {"slow_held", slow_held}}.dump());
+    }
     if (about(r, "hangs")) return FakeReply::hang();
     return std::nullopt;
   });
   self = &research;
-  research.set_shaper([](const FakeRequest& r, FakeReply& reply) {
-    if (about(r, "slow")) reply.delay = 1000ms;
+  research.set_shaper([release_slow](const FakeRequest& r, FakeReply& reply) {
+    if (about(r, "slow")) reply.release = release_slow;
   });
   Scenario discovery(nullptr, World::discovery);
   // Every search hangs, so each enrichment sub-run lasts as long as the budget allows:

@@ -72,6 +72,30 @@ TEST(HttpClient, HungTransferEndsAtTheDeadlineAndItsSocketIsClosed) {
   EXPECT_EQ(fake.open_hung(), 0);
 }
 
+// Issue 22 item 0: a hung transfer must not end before the deadline it stands for, or a
+// sub-run whose every request hung could report before the budget ran out. curl counts
+// in whole milliseconds, so deadlines at fractions of one are tried (truncating the
+// timeout ended most of these early).
+TEST(HttpClient, AHungTransferNeverEndsBeforeItsDeadline) {
+  FakeUpstream fake([](const FakeRequest&) { return FakeReply::hang(); });
+  auto c = client_for(fake);
+  int early = 0;
+  constexpr int kRequests = 40;
+  for (int i = 0; i < kRequests; ++i) {
+    const auto deadline = core::Deadline::at(core::Clock::now() + 20ms + std::chrono::microseconds(97 * i % 1000));
+    auto r = c->fetch(get("https://api.example.com/hang?i=" + std::to_string(i), deadline));
+    const auto ended = core::Clock::now();
+    EXPECT_EQ(r.error, NetError::timeout) << i;
+    if (ended < deadline.when()) {
+      ++early;
+      ADD_FAILURE() << "request " << i << " ended "
+                    << std::chrono::duration_cast<std::chrono::microseconds>(deadline.when() - ended).count()
+                    << " us before its deadline";
+    }
+  }
+  EXPECT_EQ(early, 0) << "of " << kRequests << " hung requests";
+}
+
 TEST(HttpClient, StopTokenAbortsEveryInFlightTransferAtOnce) {
   FakeUpstream fake([](const FakeRequest&) { return FakeReply::hang(); });
   auto c = client_for(fake);

@@ -213,13 +213,23 @@ await step('two calls at once', async () => {
   const sources = ['hackernews', 'github', 'lobsters', 'stackexchange', 'polymarket'];
   const order = [];
   const t0 = Date.now();
-  // The fake delays every answer about "slow" by 1 s: served one after the other, the
-  // fast call would finish after the slow one.
+  // The fake holds every answer about "slow" until it is released. The slow call starts
+  // first and is seen waiting at the fake; the fast call is answered while it still waits
+  // (a server running one call at a time could not), and only then is the slow one
+  // released. Nothing here depends on how fast either side is.
   const slow = client.callTool({ name: 'research', arguments: { topic: 'slow tokio', as_of: '2026-11-29', sources } }, undefined, { timeout: 60000 })
     .then((r) => { order.push('slow'); return r; });
-  const fast = client.callTool({ name: 'research', arguments: { topic: 'tokio runtime', as_of: '2026-11-29', sources } }, undefined, { timeout: 60000 })
-    .then((r) => { order.push('fast'); return r; });
-  const [s, f] = await Promise.all([slow, fast]);
+  let c;
+  for (let i = 0; i < 2000; i++) { c = await control(); if (c.slow_held >= 1) break; await sleep(10); }
+  assert.ok(c.slow_held >= 1, `the slow call's requests reached the fake: ${JSON.stringify(c)}`);
+  const f = await client.callTool({ name: 'research', arguments: { topic: 'tokio runtime', as_of: '2026-11-29', sources } }, undefined, { timeout: 60000 });
+  order.push('fast');
+  c = await control();
+  say(`<- the fast call answered while ${c.slow_held} of the slow call's requests waited at the fake`);
+  assert.deepEqual(order, ['fast'], 'the slow call was still running when the fast one was answered');
+  assert.ok(c.slow_held >= 1, `the slow call's requests were still waiting: ${JSON.stringify(c)}`);
+  await fetch(`${fakeBase}/__release`);
+  const s = await slow;
   say(`<- finished in order ${order.join(', ')} after ${Date.now() - t0} ms`);
   assert.equal(s.isError, false);
   assert.equal(f.isError, false);

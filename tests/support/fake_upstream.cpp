@@ -106,6 +106,7 @@ struct Conn {
   bool close_after = false;
   Clock::time_point send_at{};
   bool waiting_delay = false;
+  std::shared_ptr<const std::atomic<bool>> held;  // the answer waits until *held is true
   std::deque<std::string> later;  // streamed pieces still to write, each after `gap`
   std::chrono::milliseconds gap{0};
 };
@@ -132,7 +133,8 @@ struct FakeUpstream::Impl {
       const auto now = Clock::now();
       for (auto& c : conns) {
         short ev = POLLIN;
-        if (!c.waiting_delay && c.out_pos < c.out.size()) ev |= POLLOUT;
+        if (c.held) timeout = std::min(timeout, 10);  // a released answer goes out within 10 ms
+        if (!c.waiting_delay && !c.held && c.out_pos < c.out.size()) ev |= POLLOUT;
         if (c.waiting_delay) {
           auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(c.send_at - now).count();
           timeout = static_cast<int>(std::max<long long>(0, std::min<long long>(timeout, ms)));
@@ -155,6 +157,7 @@ struct FakeUpstream::Impl {
         Conn& c = conns[i];
         const short rev = i + 2 < fds.size() && fds[i + 2].fd == c.fd ? fds[i + 2].revents : 0;
         if (c.waiting_delay && Clock::now() >= c.send_at) c.waiting_delay = false;
+        if (c.held && c.held->load()) c.held.reset();
         if (rev & (POLLIN | POLLHUP | POLLERR)) {
           char buf[65536];
           ssize_t n = ::recv(c.fd, buf, sizeof buf, 0);
@@ -165,7 +168,7 @@ struct FakeUpstream::Impl {
           c.in.append(buf, static_cast<std::size_t>(n));
         }
         if (c.exchange < 0) try_request(c);
-        if (!c.waiting_delay && c.out_pos < c.out.size() && (rev & POLLOUT)) {
+        if (!c.waiting_delay && !c.held && c.out_pos < c.out.size() && (rev & POLLOUT)) {
           ssize_t n = ::send(c.fd, c.out.data() + c.out_pos, c.out.size() - c.out_pos, MSG_NOSIGNAL);
           if (n > 0) c.out_pos += static_cast<std::size_t>(n);
           if (n < 0 && errno != EAGAIN) {
@@ -284,6 +287,7 @@ struct FakeUpstream::Impl {
       c.waiting_delay = true;
       c.send_at = Clock::now() + reply.delay;
     }
+    if (reply.release && !reply.release->load()) c.held = reply.release;
   }
 };
 

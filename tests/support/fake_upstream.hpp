@@ -2,6 +2,7 @@
 // A fake upstream on 127.0.0.1 (random port) that speaks HTTP/1.1 and injects faults:
 // hang (accept, read the request, never answer), delay, close without answer, gzip.
 // It logs every exchange, including when the client gave up on a hung one.
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -30,6 +31,9 @@ struct FakeReply {
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
   std::chrono::milliseconds delay{0};
+  // When set, the answer is held (after any delay) until *release is true: a test decides
+  // when it goes out, instead of guessing how long the other side takes.
+  std::shared_ptr<const std::atomic<bool>> release;
   bool gzip = false;
   // Streaming: when set, the body is sent with Transfer-Encoding: chunked, one HTTP chunk
   // per piece, each written on its own after chunk_gap (body is ignored).
