@@ -40,10 +40,16 @@ void StoreBudget::load(store::Store& db, core::UnixSeconds now) {
   before_ = std::move(spent);
 }
 
+void StoreBudget::uncounted(std::string why) {
+  std::lock_guard lock(mu_);
+  uncounted_ = std::move(why);
+}
+
 std::optional<std::string> StoreBudget::refuse(std::string_view source) {
   std::lock_guard lock(mu_);
   const auto limit = limits_.find(std::string(source));
   if (limit == limits_.end()) return std::nullopt;
+  if (uncounted_) return fmt::format("the local request budget ({}) cannot be checked: {}", key_for(source), *uncounted_);
   const long used = before_[limit->first] + now_[limit->first];
   if (used < limit->second) return std::nullopt;
   return fmt::format("the local request budget is spent: {}={} requests a day, {} used today (UTC); it resets at 00:00 UTC",
@@ -69,7 +75,8 @@ void StoreBudget::flush(store::Store& db) {
 }
 
 std::unique_ptr<RunBudget> RunBudget::open(const RunContext& ctx, const persist::Writer& writer, store::Store* db,
-                                           core::Deadline deadline, Problem* problem) {
+                                           core::Deadline deadline, Problem* problem,
+                                           const std::optional<std::string>& unanswered) {
   std::string error;
   auto budget = StoreBudget::from_config(ctx.config, &error);
   if (!error.empty()) {
@@ -78,10 +85,19 @@ std::unique_ptr<RunBudget> RunBudget::open(const RunContext& ctx, const persist:
   }
   if (!budget) return nullptr;
   auto rb = std::make_unique<RunBudget>();
+  const auto skip_budgeted = [&](const std::string& why) {
+    core::log::warn("request budgets: {}: the budgeted sources are skipped", why);
+    budget->uncounted(why);
+    rb->budget_ = std::move(budget);
+    return std::move(rb);
+  };
+  if (!db && unanswered) return skip_budgeted(*unanswered);
   if (!db) {
     // Budgets count in the store, so a budget opens it even for a run that keeps nothing.
     Problem why;
-    rb->own_ = open_store(ctx, writer, deadline.earliest(core::Deadline::in(kStoreOpenShare)), &why);
+    std::string no_answer;
+    rb->own_ = open_store(ctx, writer, deadline.earliest(core::Deadline::in(kStoreOpenShare)), &why, &no_answer);
+    if (!rb->own_ && !no_answer.empty()) return skip_budgeted(no_answer);
     if (!rb->own_) {
       *problem = {why.exit_code, "request budgets: " + why.message};
       return nullptr;
@@ -100,6 +116,7 @@ std::unique_ptr<RunBudget> RunBudget::open(const RunContext& ctx, const persist:
 }
 
 void RunBudget::close(core::Deadline run_deadline) {
+  if (db_ == nullptr) return;  // the store did not answer: the budgeted sources were refused
   try {
     db_->set_deadline(store_deadline(run_deadline));
     budget_->flush(*db_);

@@ -30,6 +30,9 @@ class StoreBudget final : public pipeline::RequestBudget {
   void spent(std::string_view source, int requests) override;
   // Adds this run's spend to the store (the counters start again for the next run).
   void flush(store::Store& db);
+  // The store did not answer: nothing spent today can be read, so every budgeted source is
+  // refused with this reason (no request goes uncounted), the others run.
+  void uncounted(std::string why);
   const std::map<std::string, long>& limits() const { return limits_; }
 
  private:
@@ -38,16 +41,20 @@ class StoreBudget final : public pipeline::RequestBudget {
   std::map<std::string, long> before_;  // spent today before this run
   std::map<std::string, long> now_;     // spent by this run
   std::string day_;
+  std::optional<std::string> uncounted_;
 };
 
 // One research run's budgets, for every front end: today's spend read from the research store
 // before the run (the store is opened for it when the run has none), this run's added after.
 class RunBudget {
  public:
-  // nullptr when no budget is set, or with *problem: a bad value (exit 2) or a store that
-  // cannot count (exit 1). `db` is the run's own store, if it has one.
+  // nullptr when no budget is set, or with *problem: a bad value (exit 2) or a broken store
+  // (exit 1). `db` is the run's own store, if it has one; `unanswered`, why the run's store
+  // did not answer within its share (it is not asked again). A store that does not answer
+  // is no problem: the budgeted sources are refused, the run goes on (issue 22 item 22).
   static std::unique_ptr<RunBudget> open(const RunContext& ctx, const persist::Writer& writer, store::Store* db,
-                                         core::Deadline deadline, Problem* problem);
+                                         core::Deadline deadline, Problem* problem,
+                                         const std::optional<std::string>& unanswered = std::nullopt);
   pipeline::RequestBudget* get() { return budget_.get(); }
   // Adds this run's spend; a store that fails here costs a warning, not the brief.
   void close(core::Deadline run_deadline);

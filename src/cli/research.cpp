@@ -65,7 +65,7 @@ int research_command(const Options& o, const Frame& f) {
     }
   }
   app::Problem budget_problem;
-  auto budget = app::RunBudget::open(f.ctx, f.writer, db.get(), deadline, &budget_problem);
+  auto budget = app::RunBudget::open(f.ctx, f.writer, db.get(), deadline, &budget_problem, store_error);
   if (!budget && !budget_problem.message.empty()) return fail(budget_problem);
   const auto started = core::now_unix();
   const auto window = model::Window::ending(o.as_of.value_or(f.ctx.now), o.days);

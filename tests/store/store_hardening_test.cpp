@@ -96,6 +96,35 @@ TEST(StoreHardening, AFrozenServerCostsTheStoreShareNotTheBrief) {
   EXPECT_NE(r.err.find("not recorded"), std::string::npos) << r.err;
   EXPECT_LT(r.elapsed, 12s) << "the store took its share, not the 20 s run budget";
   EXPECT_EQ(r.err.find("pw"), std::string::npos) << "the URL's password is never printed";
+
+  // Request budgets count in the same store. One that cannot be read spends no budgeted
+  // request (that source is refused, with the reason) but costs neither the brief nor a
+  // second share: with --store the store is asked once.
+  env["LAST30DAYS_BUDGET_GITHUB"] = "100";
+  const int listener2 = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(listener2, 0);
+  addr.sin_port = 0;
+  ASSERT_EQ(::bind(listener2, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listener2, 16), 0);
+  len = sizeof addr;
+  ::getsockname(listener2, reinterpret_cast<sockaddr*>(&addr), &len);
+  env["LAST30DAYS_STORE_URL"] = "postgresql://l30:pw@127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/research";
+  for (const bool keep : {true, false}) {
+    std::vector<std::string> budgeted = {"tokio runtime", "--as-of", "2026-11-29", "--emit", "json", "--search", "hn,github", "--timeout", "20"};
+    if (keep) budgeted.push_back("--store");
+    auto b = run_last30days(budgeted, env, 40s);
+    ASSERT_FALSE(b.timed_out);
+    EXPECT_TRUE(has_items(b.out)) << (keep ? "--store: " : "budget only: ") << b.out.substr(0, 300) << b.err;
+    EXPECT_EQ(b.exit_code, keep ? 1 : 0) << b.err;
+    EXPECT_LT(b.elapsed, 12s) << "one share of the store, not two";
+    const auto j = nlohmann::json::parse(b.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << b.out.substr(0, 300);
+    EXPECT_EQ(j["source_status"]["github"]["state"], "rate-limited") << j["source_status"].dump();
+    EXPECT_NE(j["source_status"]["github"]["reason"].get<std::string>().find("budget"), std::string::npos);
+    EXPECT_EQ(j["source_status"]["hackernews"]["state"], "ok") << "an unbudgeted source runs";
+    EXPECT_EQ(b.err.find("pw"), std::string::npos);
+  }
+  ::close(listener2);
 }
 
 // Item 23: what the server says on the side (a WARNING raised by a trigger here) reaches
