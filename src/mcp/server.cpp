@@ -163,26 +163,32 @@ json research(State& st, const std::shared_ptr<Call>& call, const app::RunContex
     progress(st, *call, fmt::format("{}{}: {}, {} item{} ({} ms)", comparison ? std::string(e.topic) + " · " : "", e.source,
                                     model::to_string(e.state), e.items, e.items == 1 ? "" : "s", e.elapsed_ms), total);
   };
-  // store: opened first, so a broken store fails before any request (as at the terminal).
+  // store: opened first, so a broken store fails before any request (as at the terminal); one
+  // that does not answer within its share (a frozen server) costs only that share: the research
+  // runs and answers, saying it was not recorded.
   const auto deadline = core::Deadline::in(app::run_budget(r));
   std::unique_ptr<store::Store> db;
+  std::optional<std::string> store_error;
   if (tc.store) {
     app::Problem problem;
-    db = app::open_store(ctx, *st.writer, deadline, &problem);
-    if (!db) return tool_error("store: " + problem.message);
+    std::string unanswered;
+    db = app::open_store(ctx, *st.writer, deadline.earliest(core::Deadline::in(app::kStoreOpenShare)), &problem, &unanswered);
+    if (!db && unanswered.empty()) return tool_error("store: " + problem.message);
+    if (!db) store_error = std::move(unanswered);
   }
   // Request budgets hold here as at the terminal (spec section 3).
   app::Problem budget_problem;
-  auto budget = app::RunBudget::open(ctx, *st.writer, db.get(), deadline, &budget_problem);
+  auto budget = app::RunBudget::open(ctx, *st.writer, db.get(), deadline, &budget_problem, store_error);
   if (!budget && !budget_problem.message.empty()) return tool_error(in_tool_terms(budget_problem.message));
   hooks.budget = budget ? budget->get() : nullptr;
   const auto started = core::now_unix();
   auto run = app::run_research(r, ctx, hooks);
   if (budget) budget->close(deadline);
   if (!run.ok()) return tool_error(in_tool_terms(run.error));
-  std::optional<std::string> store_error;
   if (db) store_error = app::remember(*db, run.reports(), started, deadline);
-  if (store_error) return tool_error("store: " + app::not_recorded(*store_error));
+  // The research is the answer; a store that failed is a warning in it, not the loss of it.
+  if (store_error)
+    for (auto* report : run.reports()) report->warnings.push_back("store: " + app::not_recorded(*store_error));
   return success(app::render_research(app::Format::json, run), app::render_research(app::Format::md, run), call->protocol);
 }
 

@@ -150,8 +150,12 @@ TEST(StoreCli, WatchRunSummarizesWhatIsNewPerTopic) {
   std::vector<std::string> asked;
   FakeLlm llm([&](const LlmPrompt& p, int) {
     asked.push_back(p.user);
-    const std::string id = p.items.empty() ? "none" : p.items[0].value("id", "");
-    const std::string title = p.items.empty() ? "" : p.items[0].value("title", "");
+    std::string id = "none", title;
+    if (!p.items.empty()) {
+      const nlohmann::json& first = p.items.front();
+      if (auto i = first.find("id"); i != first.end() && i->is_string()) id = i->get<std::string>();
+      if (auto t = first.find("title"); t != first.end() && t->is_string()) title = t->get<std::string>();
+    }
     return sse_answer(sentences_json({{"New: \u201c" + title + "\u201d.", {id}}, {"It drew 999999 points.", {id}}}));
   });
   const std::map<std::string, std::string> llm_env{
