@@ -5,8 +5,11 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
+#include <memory>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include "store/backend.hpp"
 #include "store/schema.hpp"
@@ -17,6 +20,77 @@ namespace {
 
 constexpr int kApplicationId = 0x4C333044;  // "L30D": marks a last30days store
 constexpr std::int64_t kRankedCandidates = 1000;  // library search: matches ranked at most (the newest)
+constexpr std::int64_t kWeightSample = 10000;     // library search: findings its word weights are counted in (the newest)
+
+// FTS5's bm25() (fts5_aux.c, same k1, b, column weights, average length and sum), except
+// that each phrase's IDF may come from the caller: l30_bm25(fts, <one weight per column>,
+// <one IDF per phrase>), the search's rank function. bm25() counts every phrase's matches
+// over the whole index before it scores the first row, which for a word in most of a large
+// store cost more than the ranking itself. Without IDFs, or with a count that does not fit
+// (a phrase FTS5 dropped, e.g. only punctuation), it counts each phrase as bm25() does.
+struct Bm25Data {
+  double avgdl = 0;
+  std::vector<double> weights, idf, freq;
+};
+
+void sampled_bm25(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, int nval, sqlite3_value** val) {
+  constexpr double k1 = 1.2, b = 0.75;
+  try {
+    auto* d = static_cast<Bm25Data*>(api->xGetAuxdata(fts, 0));
+    int rc = SQLITE_OK;
+    if (!d) {
+      auto fresh = std::make_unique<Bm25Data>();
+      const int ncol = api->xColumnCount(fts), nphrase = api->xPhraseCount(fts);
+      sqlite3_int64 rows = 0, tokens = 0;
+      rc = api->xRowCount(fts, &rows);
+      if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &tokens);
+      fresh->avgdl = static_cast<double>(tokens) / static_cast<double>(rows);
+      for (int c = 0; c < ncol; ++c) fresh->weights.push_back(c < nval ? sqlite3_value_double(val[c]) : 1.0);
+      for (int i = 0; rc == SQLITE_OK && i < nphrase; ++i) {
+        if (nval == ncol + nphrase) {
+          fresh->idf.push_back(sqlite3_value_double(val[ncol + i]));
+          continue;
+        }
+        sqlite3_int64 hits = 0;
+        rc = api->xQueryPhrase(fts, i, &hits, [](const Fts5ExtensionApi*, Fts5Context*, void* n) {
+          ++*static_cast<sqlite3_int64*>(n);
+          return SQLITE_OK;
+        });
+        double idf = std::log((static_cast<double>(rows - hits) + 0.5) / (static_cast<double>(hits) + 0.5));
+        fresh->idf.push_back(idf <= 0.0 ? 1e-6 : idf);
+      }
+      fresh->freq.assign(fresh->idf.size(), 0.0);
+      if (rc == SQLITE_OK) {
+        d = fresh.release();
+        rc = api->xSetAuxdata(fts, d, [](void* p) { delete static_cast<Bm25Data*>(p); });  // deletes d on failure
+        if (rc != SQLITE_OK) d = nullptr;
+      }
+    }
+    int ninst = 0;
+    if (rc == SQLITE_OK) {
+      std::fill(d->freq.begin(), d->freq.end(), 0.0);
+      rc = api->xInstCount(fts, &ninst);
+    }
+    for (int i = 0; rc == SQLITE_OK && i < ninst; ++i) {
+      int phrase = 0, col = 0, off = 0;
+      rc = api->xInst(fts, i, &phrase, &col, &off);
+      if (rc == SQLITE_OK) d->freq[static_cast<std::size_t>(phrase)] += d->weights[static_cast<std::size_t>(col)];
+    }
+    int ntok = 0;
+    if (rc == SQLITE_OK) rc = api->xColumnSize(fts, -1, &ntok);
+    if (rc != SQLITE_OK) {
+      sqlite3_result_error_code(ctx, rc);
+      return;
+    }
+    const double len = static_cast<double>(ntok);
+    double score = 0.0;
+    for (std::size_t i = 0; i < d->idf.size(); ++i)
+      score += d->idf[i] * ((d->freq[i] * (k1 + 1.0)) / (d->freq[i] + k1 * (1 - b + b * len / d->avgdl)));
+    sqlite3_result_double(ctx, -1.0 * score);
+  } catch (const std::bad_alloc&) {
+    sqlite3_result_error_nomem(ctx);
+  }
+}
 
 class SqliteBackend final : public Backend {
  public:
@@ -34,6 +108,7 @@ class SqliteBackend final : public Backend {
     // A statement still running at the deadline is interrupted.
     sqlite3_progress_handler(db_, 10000, &SqliteBackend::on_progress, this);
     try {
+      register_bm25();
       script("PRAGMA foreign_keys = ON");
       if (!sqlite3_db_readonly(db_, "main")) {
         const auto mode = query("PRAGMA journal_mode = WAL", {});
@@ -127,32 +202,54 @@ class SqliteBackend final : public Backend {
   }
 
   std::string_view skip_locked() const override { return ""; }
+  bool chains_inserts() const override { return false; }
 
   std::vector<std::pair<std::int64_t, model::LibraryHit>> search(const std::vector<std::string>& words, int limit) override {
     // Each word becomes one FTS5 string: operators, parentheses and quotes in the user's
     // text never reach the query syntax.
     std::string match;
+    std::vector<std::string> phrases;
     for (const auto& w : words) {
       std::string quoted = "\"";
       for (char c : w) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-      match += (match.empty() ? "" : " ") + quoted + "\"";
+      phrases.push_back(quoted + "\"");
+      match += (match.empty() ? "" : " ") + phrases.back();
     }
     std::vector<std::pair<std::int64_t, model::LibraryHit>> out;
     if (match.empty()) return out;
     // FTS5 scores every match before it can return the best, so a word in most findings
     // costs a scan of most of the store. The candidates are bounded: when more than
     // kRankedCandidates findings match, only the kRankedCandidates most recently stored
-    // (highest ids) are ranked, by the same BM25 (whose word weights still count the whole
-    // store). Finding them walks the index newest first and stops there.
+    // (highest ids) are ranked. Finding them walks the index newest first and stops there.
     const auto floor = query("SELECT rowid FROM findings_fts WHERE findings_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
                              {match, std::int64_t{kRankedCandidates - 1}});
     const std::int64_t lowest = floor.empty() ? 0 : std::stoll(floor[0][0].value_or("0"));
+    // BM25 as FTS5 ranks, its word weights (IDF) counted in the kWeightSample highest ids
+    // instead of the whole store: bm25() counted each word's matches in all of it first,
+    // which for a common word cost more than the ranking. An id in the sample that was
+    // forgotten counts as a finding without the word. In a smaller store no counts are
+    // passed and l30_bm25 counts as bm25() does.
+    std::string idfs;
+    const auto top = query("SELECT COALESCE(max(id), 0) FROM findings", {});
+    const std::int64_t sample_from = std::stoll(top.at(0)[0].value_or("0")) - kWeightSample + 1;
+    if (sample_from > 1) {
+      constexpr double rows = static_cast<double>(kWeightSample);
+      for (const auto& phrase : phrases) {
+        // Past half the sample the IDF is at its floor: counting stops there.
+        const auto n = query("SELECT count(*) FROM (SELECT 1 FROM findings_fts WHERE findings_fts MATCH ? AND rowid >= ? LIMIT ?)",
+                             {phrase, sample_from, std::int64_t{kWeightSample / 2 + 1}});
+        const double hits = std::stod(n.at(0)[0].value_or("0"));
+        const double idf = std::log((rows - hits + 0.5) / (hits + 0.5));  // bm25()'s formula and floor
+        idfs += fmt::format(", {:.17f}", idf <= 0.0 ? 1e-6 : idf);  // FTS5 reads no exponent here
+      }
+    }
+    // As FTS5's rank function: FTS5 sorts by it and makes snippets for the rows returned only.
     const auto findings = query(
         "SELECT f.id, f.title, f.url, f.source, f.first_seen, f.last_seen, f.sightings, -m.rank, m.snip, f.published_at, f.max_engagement "
         "FROM (SELECT rowid, rank, snippet(findings_fts, 1, '', '', '…', 24) AS snip FROM findings_fts "
-        "      WHERE findings_fts MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?) m "
+        "      WHERE findings_fts MATCH ? AND rank MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?) m "
         "JOIN findings f ON f.id = m.rowid ORDER BY m.rank",
-        {match, lowest, std::int64_t{limit}});
+        {match, fmt::format("l30_bm25(10.0, 3.0, 1.0{})", idfs), lowest, std::int64_t{limit}});
     for (const auto& r : findings) out.push_back(finding_hit(r));
     if (has_table("briefs")) {
       const auto briefs = query(
@@ -175,6 +272,18 @@ class SqliteBackend final : public Backend {
     return me->deadline_.expired() ? 0 : 1;
   }
   static int on_progress(void* self) { return static_cast<SqliteBackend*>(self)->deadline_.expired() ? 1 : 0; }
+
+  void register_bm25() {
+    fts5_api* api = nullptr;
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db_, "SELECT fts5(?1)", -1, &st, nullptr) == SQLITE_OK) {
+      sqlite3_bind_pointer(st, 1, static_cast<void*>(&api), "fts5_api_ptr", nullptr);
+      sqlite3_step(st);
+    }
+    sqlite3_finalize(st);
+    if (!api || api->xCreateFunction(api, "l30_bm25", nullptr, &sampled_bm25, nullptr) != SQLITE_OK)
+      throw Error(fmt::format("research store {}: this SQLite has no full-text search (FTS5)", path_));
+  }
 
   sqlite3_stmt* prepare(std::string_view sql) {
     std::string key(sql);

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/redact.hpp"
+#include "core/text.hpp"
 #include "core/url.hpp"
 #include "pg_cluster.hpp"
 #include "spawn.hpp"
@@ -551,6 +552,53 @@ TEST(StoreSqlite, AWordInMostFindingsRanksTheNewestThousand) {
   // A word with few matches is ranked over all of them, the oldest included.
   const auto few = s->search("scheduler rewrite", 3).results;
   ASSERT_EQ(few.size(), 1u);
+}
+
+TEST(StoreSqlite, LibraryScoresAreFts5sOwnBm25BelowTheWeightSample) {
+  // The store ranks with its own copy of bm25() whose word weights it counts itself (in the
+  // newest 10,000 findings). In a smaller store that is all of it: the scores and their
+  // order must be exactly what FTS5's bm25() with the schema's weights gives.
+  TempDir tmp;
+  const std::string path = tmp.path() + "/r.db";
+  auto s = store::Store::open({store::Location::Kind::sqlite, path, "test"}, persist::testing::writer(), core::Deadline::in(30s));
+  store::RunInput in;
+  in.topic = "t";
+  in.window = model::Window::ending(5000, 30);
+  in.started_at = 4990;
+  in.finished_at = 5000;
+  const char* titles[] = {"Tokio scheduler rewrite", "Scheduler notes", "A rewrite of the async runtime",
+                          "Runtime scheduler and rewrite plans for tokio", "Unrelated"};
+  for (int i = 0; i < 40; ++i)
+    in.findings.push_back({"https://e.com/" + std::to_string(i), std::string(titles[i % 5]) + " " + std::to_string(i), "hackernews",
+                           i % 3 ? "the scheduler rewrite in a longer snippet with other words" : "short", 1, std::nullopt});
+  s->record({in});
+  for (const std::string q : {"scheduler", "scheduler rewrite", "tokio runtime rewrite", "e.com"}) {
+    const auto hits = s->search(q, 8).results;
+    std::string match;
+    for (const auto& w : core::tokenize(q)) match += (match.empty() ? "\"" : " \"") + w + "\"";
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(db,
+                                 "SELECT f.url, -bm25(findings_fts, 10.0, 3.0, 1.0) AS s FROM findings_fts JOIN findings f "
+                                 "ON f.id = findings_fts.rowid WHERE findings_fts MATCH ? ORDER BY s DESC LIMIT 8",
+                                 -1, &st, nullptr),
+              SQLITE_OK);
+    sqlite3_bind_text(st, 1, match.c_str(), -1, SQLITE_TRANSIENT);
+    std::vector<std::pair<std::string, double>> want;
+    while (sqlite3_step(st) == SQLITE_ROW)
+      want.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), sqlite3_column_double(st, 1));
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    ASSERT_EQ(hits.size(), want.size()) << q;
+    ASSERT_FALSE(hits.empty()) << q;
+    for (std::size_t i = 0; i < hits.size(); ++i) {
+      EXPECT_NEAR(hits[i].score, want[i].second, 1e-9 * std::abs(want[i].second)) << q << " #" << i;
+      if (i + 1 < want.size() && want[i].second != want[i + 1].second) {
+        EXPECT_EQ(hits[i].url, want[i].first) << q << " #" << i;
+      }
+    }
+  }
 }
 
 TEST(StoreSqlite, RefusesAFileThatIsNotAStore) {
