@@ -41,6 +41,8 @@ class Backend {
   virtual int migrate(int target) = 0;
   // " FOR UPDATE SKIP LOCKED" where row locks exist; SQLite's write lock covers it.
   virtual std::string_view skip_locked() const = 0;
+  // Whether an INSERT ... RETURNING can feed another INSERT in one statement (WITH).
+  virtual bool chains_inserts() const = 0;
   // Full-text search over findings and briefs; words are plain tokens, already safe.
   // Best first, at most limit of each kind; topics left empty.
   // A finding comes with its id (the store adds its topics); a brief with id 0.

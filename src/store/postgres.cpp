@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <memory>
+#include <unordered_map>
 
 #include "core/log.hpp"
 #include "core/text.hpp"
@@ -56,7 +57,10 @@ class PgBackend final : public Backend {
   void set_deadline(core::Deadline deadline) override { deadline_ = deadline; }
 
   std::vector<Row> query(std::string_view sql, const std::vector<Param>& params) override {
-    return rows(run(number_placeholders(sql), params, false));
+    // Writes repeat in a few shapes (a run's findings, its sightings): each is parsed and
+    // planned once per connection. A search's plan depends on its words: planned each time.
+    const bool write = sql.starts_with("INSERT ") || sql.starts_with("UPDATE ") || sql.starts_with("WITH up AS (INSERT ");
+    return rows(run(number_placeholders(sql), params, false, write));
   }
 
   void begin(bool) override { run("BEGIN", {}, true); }
@@ -103,6 +107,7 @@ class PgBackend final : public Backend {
   }
 
   std::string_view skip_locked() const override { return " FOR UPDATE SKIP LOCKED"; }
+  bool chains_inserts() const override { return true; }
 
   std::vector<std::pair<std::int64_t, model::LibraryHit>> search(const std::vector<std::string>& words, int limit) override {
     // plainto_tsquery reads plain text: no operator in the user's words is interpreted.
@@ -178,7 +183,18 @@ class PgBackend final : public Backend {
     throw Error(fmt::format("research store {}: {}{}{}", display_, what, msg.empty() ? "" : ": ", msg));
   }
 
-  Result run(const std::string& sql, const std::vector<Param>& params, bool simple) {
+  // The name of the server-side prepared statement for `sql`, preparing it on first use;
+  // nullptr when this connection already holds kMaxPrepared of them.
+  const std::string* prepared(const std::string& sql, int nparams) {
+    if (const auto it = prepared_.find(sql); it != prepared_.end()) return &it->second;
+    if (prepared_.size() >= kMaxPrepared) return nullptr;
+    std::string name = fmt::format("l30_{}", prepared_.size());
+    if (!PQsendPrepare(conn_, name.c_str(), sql.c_str(), nparams, nullptr)) fail_connection("cannot send a query");
+    finish();
+    return &prepared_.emplace(sql, std::move(name)).first->second;
+  }
+
+  Result run(const std::string& sql, const std::vector<Param>& params, bool simple, bool prepare = false) {
     if (!conn_) throw Error(fmt::format("research store {}: the connection was closed after an earlier failure", display_));
     if (PQstatus(conn_) != CONNECTION_OK) fail_connection("the server went away");
     int sent = 0;
@@ -198,9 +214,18 @@ class PgBackend final : public Backend {
         else text[i] = std::get<std::string>(p);
         values[i] = text[i].c_str();
       }
-      sent = PQsendQueryParams(conn_, sql.c_str(), static_cast<int>(params.size()), nullptr, values.data(), nullptr, nullptr, 0);
+      const int n = static_cast<int>(params.size());
+      if (const std::string* name = prepare ? prepared(sql, n) : nullptr)
+        sent = PQsendQueryPrepared(conn_, name->c_str(), n, values.data(), nullptr, nullptr, 0);
+      else
+        sent = PQsendQueryParams(conn_, sql.c_str(), n, nullptr, values.data(), nullptr, nullptr, 0);
     }
     if (!sent) fail_connection("cannot send a query");
+    return finish();
+  }
+
+  // Sends what is queued and collects the answer: the last result, or the first error thrown.
+  Result finish() {
     for (;;) {
       const int f = PQflush(conn_);
       if (f == 0) break;
@@ -260,9 +285,11 @@ class PgBackend final : public Backend {
     return v.empty() ? 0 : static_cast<int>(std::stoll(v[0][0].value_or("0")));
   }
 
+  static constexpr std::size_t kMaxPrepared = 64;
   std::string display_;
   core::Deadline deadline_;
   PGconn* conn_ = nullptr;
+  std::unordered_map<std::string, std::string> prepared_;  // SQL -> statement name, on this connection
 };
 
 }  // namespace

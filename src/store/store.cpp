@@ -448,6 +448,21 @@ std::vector<std::int64_t> Store::record(const std::vector<RunInput>& runs, const
             "sightings = findings.sightings + 1, "
             "max_engagement = CASE WHEN excluded.max_engagement > findings.max_engagement THEN excluded.max_engagement "
             "ELSE findings.max_engagement END RETURNING url_key, id";
+        if (backend_->chains_inserts()) {
+          // One statement: the upsert's ids go straight into the sightings, each joined to
+          // its finding's engagement by key (RETURNING's order is not promised).
+          std::string chained = "WITH up AS (" + upsert + ") INSERT INTO sightings(finding_id, run_id, engagement) "
+                                "SELECT up.id, ?, v.e FROM up JOIN (VALUES ";
+          params.emplace_back(run_id);
+          for (const auto* entry : chunk) {
+            chained += entry == chunk.front() ? "(?, CAST(? AS DOUBLE PRECISION))" : ", (?, ?)";
+            params.insert(params.end(), {entry->first, entry->second.engagement});
+          }
+          chained += ") v(k, e) ON v.k = up.url_key RETURNING finding_id";
+          if (backend_->query(chained, params).size() != chunk.size())
+            throw Error("research store: a finding was written but its id did not come back");
+          continue;
+        }
         // RETURNING's order is not promised: match the ids back by key.
         std::unordered_map<std::string, std::int64_t> id_of;
         for (const auto& row : backend_->query(upsert, params)) id_of[row.at(0).value_or("")] = as_int(row.at(1));
