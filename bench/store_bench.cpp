@@ -1,8 +1,9 @@
 // Research store benchmark: insert N findings (runs of 100, as --store writes them), then
 // time library searches over them. Prints insert throughput and search p50/p90/p99.
-//   l30_store_bench [--backend sqlite|postgres] [--findings N] [--queries N] [--url URL]
-// SQLite uses a fresh file under /tmp; PostgreSQL a throw-away cluster (tests/support)
-// unless --url names a database.
+//   l30_store_bench [--backend sqlite|postgres] [--findings N] [--queries N] [--url URL] [--file PATH]
+// SQLite uses a fresh file under /tmp unless --file names one (kept: with --findings 0 the
+// searches run on what it holds, to profile them alone); PostgreSQL a throw-away cluster
+// (tests/support) unless --url names a database.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -62,20 +63,21 @@ double percentile(std::vector<double> v, double p) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string backend = "sqlite", url;
+  std::string backend = "sqlite", url, file;
   int findings = 100000, queries = 1000;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--backend")) backend = argv[i + 1];
     else if (!std::strcmp(argv[i], "--findings")) findings = std::stoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--queries")) queries = std::stoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--url")) url = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--file")) file = argv[i + 1];
   }
   std::unique_ptr<testing_support::TempDir> tmp;
   std::unique_ptr<testing_support::PgCluster> cluster;
   store::Location where;
   if (backend == "sqlite") {
-    tmp = std::make_unique<testing_support::TempDir>();
-    where = {store::Location::Kind::sqlite, tmp->path() + "/bench.db", "bench.db"};
+    if (file.empty()) tmp = std::make_unique<testing_support::TempDir>();
+    where = {store::Location::Kind::sqlite, file.empty() ? tmp->path() + "/bench.db" : file, "bench.db"};
   } else {
     if (url.empty()) {
       cluster = std::make_unique<testing_support::PgCluster>();
@@ -125,8 +127,9 @@ int main(int argc, char** argv) {
                n, label, percentile(ms, 0.50), percentile(ms, 0.90), percentile(ms, 0.99), percentile(ms, 1.0),
                static_cast<double>(hits) / n);
   };
-  fmt::print("backend {} · {} findings in {:.1f} s: {:.0f} findings/s ({} per transaction)\n", backend, findings, insert_s,
-             findings / insert_s, kPerRun);
+  if (findings > 0)
+    fmt::print("backend {} · {} findings in {:.1f} s: {:.0f} findings/s ({} per transaction)\n", backend, findings, insert_s,
+               findings / insert_s, kPerRun);
   measure("typical", queries, 45, vocab.words.size() - 1);
   measure("common", std::max(1, queries / 5), 0, 44);
   return 0;
