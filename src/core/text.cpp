@@ -15,13 +15,26 @@
 
 namespace core {
 
+namespace {
+// std::isspace and std::tolower of the "C" locale (the process never sets another), inline:
+// these run on every byte of every title and snippet.
+bool c_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+char c_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; }
+}  // namespace
+
 std::string lower_ascii(std::string_view s) {
   std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (auto& c : out) c = c_lower(c);
   return out;
 }
 
 std::string sanitize_utf8(std::string_view s) {
+  // Printable ASCII, tabs and newlines come out as they are.
+  if (std::all_of(s.begin(), s.end(), [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return (u >= 0x20 && u < 0x80) || c == '\n' || c == '\t';
+      }))
+    return std::string(s);
   std::string out;
   out.reserve(s.size());
   const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
@@ -130,11 +143,16 @@ std::vector<std::string> tokenize(std::string_view s) {
 }
 
 std::string collapse_whitespace(std::string_view s) {
+  // Already collapsed (single spaces between words, none at the ends): a copy.
+  bool collapsed = s.empty() || (!c_space(s.front()) && !c_space(s.back()));
+  for (std::size_t i = 0; collapsed && i < s.size(); ++i)
+    if (c_space(s[i])) collapsed = s[i] == ' ' && !c_space(s[i + 1]);  // s.back() is no space
+  if (collapsed) return std::string(s);
   std::string out;
   out.reserve(s.size());
   bool space = false;
   for (char c : s) {
-    if (std::isspace(static_cast<unsigned char>(c))) {
+    if (c_space(c)) {
       space = !out.empty();
     } else {
       if (space) out.push_back(' ');
@@ -377,7 +395,14 @@ const std::unordered_set<std::string_view>& generic_words() {
 
 }  // namespace
 
-bool is_stopword(std::string_view token) { return stopwords().count(token) > 0; }
+bool is_stopword(std::string_view token) {
+  static const std::size_t longest = [] {
+    std::size_t n = 0;
+    for (auto w : stopwords()) n = std::max(n, w.size());
+    return n;
+  }();
+  return token.size() <= longest && stopwords().count(token) > 0;  // most words are longer: no hash
+}
 
 bool is_generic(std::string_view token) {
   if (generic_words().count(token) > 0) return true;
@@ -452,8 +477,8 @@ bool contains_ci(std::string_view haystack, std::string_view needle) {
 }
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  while (!s.empty() && c_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && c_space(s.back())) s.remove_suffix(1);
   return s;
 }
 
