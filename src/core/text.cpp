@@ -142,6 +142,15 @@ std::vector<std::string> tokenize(std::string_view s) {
   return tokens;
 }
 
+bool clean_ascii_line(std::string_view s) {
+  if (!s.empty() && (s.front() == ' ' || s.back() == ' ')) return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto u = static_cast<unsigned char>(s[i]);
+    if (u < 0x20 || u >= 0x80 || (u == ' ' && s[i + 1] == ' ')) return false;  // s.back() is no space
+  }
+  return true;
+}
+
 std::string collapse_whitespace(std::string_view s) {
   // Already collapsed (single spaces between words, none at the ends): a copy.
   bool collapsed = s.empty() || (!c_space(s.front()) && !c_space(s.back()));

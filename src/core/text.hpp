@@ -17,6 +17,9 @@ std::string casefold(std::string_view s);
 std::vector<std::string> tokenize(std::string_view s);
 // Collapses runs of whitespace (incl. newlines) to one space and trims.
 std::string collapse_whitespace(std::string_view s);
+// Printable ASCII with single spaces between words and none at the ends: text that
+// collapse_whitespace(sanitize_utf8(s)) returns unchanged.
+bool clean_ascii_line(std::string_view s);
 // Text that is safe to show on one line of a terminal: valid UTF-8 (invalid bytes become
 // U+FFFD), no C0/C1 control characters, DEL or bidirectional overrides, every line or
 // paragraph break a space, whitespace collapsed and trimmed. Upstream and user text go

@@ -59,8 +59,11 @@ void normalize(Corpus& c) {
   for (std::size_t i = 0; i < c.items.size(); ++i) {
     auto& it = c.items[i];
     auto& f = c.features[i];
-    it.title = core::truncate_utf8(core::collapse_whitespace(core::sanitize_utf8(it.title)), kTitleBytes);
-    it.snippet = core::truncate_utf8(core::collapse_whitespace(core::sanitize_utf8(it.snippet)), kSnippetBytes);
+    // Most titles and snippets are clean already: then only the cut (and redaction) remains.
+    for (auto [text, max] : {std::pair{&it.title, kTitleBytes}, std::pair{&it.snippet, kSnippetBytes}}) {
+      if (!core::clean_ascii_line(*text)) *text = core::collapse_whitespace(core::sanitize_utf8(*text));
+      *text = core::truncate_utf8(*text, max);
+    }
     if (it.author) {
       *it.author = core::sanitize_utf8(core::trim(*it.author));
       if (it.author->empty() || *it.author == "[deleted]") it.author.reset();
