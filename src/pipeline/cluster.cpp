@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <numeric>
-#include <set>
+#include <string_view>
 #include <vector>
 
 #include "core/text.hpp"
@@ -91,19 +91,24 @@ std::vector<model::Cluster> cluster(Corpus& c, double common_share) {
 
   std::vector<model::Cluster> out;
   out.reserve(drafts.size());
+  std::vector<std::string_view> sources;
   for (const auto& d : drafts) {
     model::Cluster cl;
     const auto& seed = c.items[d.members.front()];
     cl.title = seed.title;
-    std::set<std::string> sources;
+    // Sorted and unique, as a std::set gave them, without a node per source per story.
+    sources.clear();
     std::size_t evidence = 0;
+    cl.items.reserve(d.members.size());
     for (std::size_t m : d.members) {
       const auto& it = c.items[m];
       cl.items.push_back(it.id);
-      sources.insert(it.source);
+      sources.push_back(it.source);
       evidence += 1 + it.also_seen.size();
-      for (const auto& s : it.also_seen) sources.insert(s.source);
+      for (const auto& s : it.also_seen) sources.push_back(s.source);
     }
+    std::sort(sources.begin(), sources.end());
+    sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
     cl.sources.assign(sources.begin(), sources.end());
     cl.score = std::min(100.0, seed.scores.final + kSourceBonus * static_cast<double>(std::min<std::size_t>(sources.size() - 1, 3)));
     if (evidence == 1 && seed.scores.engagement < kThinEngagement) cl.uncertainty = "thin-evidence";
