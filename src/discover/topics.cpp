@@ -13,12 +13,13 @@
 #include "core/union_find.hpp"
 #include "core/url.hpp"
 #include "pipeline/stages.hpp"
+#include "sources/source.hpp"
 
 namespace discover {
 
 double item_velocity(const model::Item& item, core::UnixSeconds now) {
   const double age_days = item.published_at ? std::max(0.0, static_cast<double>(now - *item.published_at) / 86400.0) : 30.0;
-  double v = model::comparable_engagement(item.source, item.engagement) / std::sqrt(age_days + 1.0);
+  double v = sources::comparable_engagement(item.source, item.engagement) / std::sqrt(age_days + 1.0);
   if (age_days < 7.0) v *= 1.5;
   return v;
 }
@@ -203,8 +204,8 @@ std::vector<model::Topic> group_topics(std::vector<model::Item> items, core::Uni
       const auto& it = c.items[k];
       sum += v_sorted[k];
       srcs.insert(it.source);
-      t.engagement_by_source[it.source] += model::comparable_engagement(it.source, it.engagement);
-      t.engagement += model::comparable_engagement(it.source, it.engagement);
+      t.engagement_by_source[it.source] += sources::comparable_engagement(it.source, it.engagement);
+      t.engagement += sources::comparable_engagement(it.source, it.engagement);
       if (urls.insert(c.features[k].canonical_url).second && t.evidence_urls.size() < 8) t.evidence_urls.push_back(it.url);
       ptrs.push_back(&it);
     }
@@ -274,7 +275,7 @@ std::string why_line(const model::Topic& t) {
     const model::Item* top = nullptr;
     for (const auto& s : t.seeds) {
       if (s.source != src) continue;
-      if (const double e = model::comparable_engagement(s.source, s.engagement); e > best) best = e, top = &s;
+      if (const double e = sources::comparable_engagement(s.source, s.engagement); e > best) best = e, top = &s;
     }
     if (top == nullptr || top->engagement.empty()) continue;
     const model::Engagement* e = &top->engagement.front();

@@ -10,7 +10,7 @@
 
 namespace discover {
 
-// Engagement is model::comparable_engagement (points/upvotes/stars/comments count one
+// Engagement is sources::comparable_engagement (points/upvotes/stars/comments count one
 // each; Polymarket dollars of 24 h volume one per $1000).
 // engagement × 1/√(age_days+1), × 1.5 when the item is under 7 days old.
 double item_velocity(const model::Item& item, core::UnixSeconds now);

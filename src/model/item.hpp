@@ -86,9 +86,4 @@ struct Item {
   }
 };
 
-// Engagement in units comparable across platforms: points, upvotes, stars, comments and
-// answers count one each (ratios, odds and passive views not at all); Polymarket dollars
-// of 24 h volume count one per $1000 (total volume one per $10000 when there is no 24 h figure).
-double comparable_engagement(std::string_view source, const std::vector<Engagement>& engagement);
-
 }  // namespace model

@@ -1,51 +1,29 @@
 #include <algorithm>
-#include <array>
 #include <optional>
 #include <cmath>
 #include <unordered_map>
 
 #include "pipeline/stages.hpp"
+#include "sources/source.hpp"
 
 namespace pipeline {
 
 namespace {
 
-struct FieldWeight {
-  std::string_view source;
-  std::string_view field;
-  double weight;
-  double typical;  // a solidly-engaged item's value: the normalization never goes below it
-};
-
-// Per-source engagement model. "typical" keeps a stream of 3-upvote posts from
-// scoring 100 just because nothing in it did better.
-constexpr std::array<FieldWeight, 28> kFields{{
-    {"hackernews", "points", 1.0, 150},      {"hackernews", "num_comments", 0.7, 60},
-    {"reddit", "score", 1.0, 300},           {"reddit", "num_comments", 0.7, 80},
-    {"polymarket", "volume", 0.6, 500000},   {"polymarket", "volume24hr", 0.5, 50000},
-    {"polymarket", "liquidity", 0.3, 50000}, {"github", "stars", 1.0, 300},
-    {"github", "forks", 0.4, 40},            {"github", "comments", 0.6, 20},
-    {"github", "reactions", 0.8, 20},        {"lobsters", "score", 1.0, 30},
-    {"lobsters", "comment_count", 0.7, 15},  {"stackexchange", "score", 1.0, 10},
-    {"stackexchange", "answer_count", 0.8, 3}, {"stackexchange", "view_count", 0.25, 2000},
-    {"bluesky", "likeCount", 1.0, 100},      {"bluesky", "repostCount", 0.8, 20},
-    {"bluesky", "replyCount", 0.6, 15},      {"bluesky", "quoteCount", 0.6, 5},
-    {"x", "like_count", 1.0, 300},           {"x", "retweet_count", 0.8, 50},
-    {"x", "reply_count", 0.6, 30},           {"x", "quote_count", 0.6, 10},
-    {"youtube", "views", 0.5, 50000},        {"youtube", "likes", 1.0, 2000},
-    {"youtube", "comments", 0.7, 200},       {"wikipedia", "views", 1.0, 100000},
-}};
-
+// Per-source engagement model: each source declares its fields' weights and typical values
+// (sources::EngagementField). "typical" keeps a stream of 3-upvote posts from scoring 100
+// just because nothing in it did better.
 double weight_of(std::string_view source, std::string_view field) {
-  for (const auto& f : kFields)
-    if (f.source == source && f.field == field) return f.weight;
+  if (const auto* s = sources::by_id(source))
+    for (const auto& f : s->engagement())
+      if (f.field == field) return f.weight;
   return 0;
 }
 
 double typical_raw(std::string_view source) {
   double raw = 0;
-  for (const auto& f : kFields)
-    if (f.source == source) raw += f.weight * std::log1p(f.typical);
+  if (const auto* s = sources::by_id(source))
+    for (const auto& f : s->engagement()) raw += f.weight * std::log1p(f.typical);
   return raw;
 }
 
@@ -158,7 +136,8 @@ void score_base(Corpus& c, const std::map<std::string, double>& source_weights) 
 }
 
 bool is_social(std::string_view source) {
-  return source == "reddit" || source == "hackernews" || source == "lobsters" || source == "x" || source == "bluesky";
+  const auto* s = sources::by_id(source);
+  return s != nullptr && s->social();
 }
 
 int prune(Corpus& c) {

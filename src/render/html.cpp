@@ -255,7 +255,7 @@ std::string item_html(const model::Item& it) {
   std::string meta = html::text(it.source);
   if (it.container) meta += " · " + html::text(*it.container);
   if (it.author) meta += " · by " + html::text(*it.author);
-  const std::string eng = engagement_summary(it.engagement);
+  const std::string eng = engagement_summary(it.source, it.engagement);
   if (!eng.empty()) meta += " · " + html::text(eng);
   meta += " · " + (it.published_at ? core::format_date(*it.published_at) : std::string("undated"));
   if (const auto seen = seen_label(it); !seen.empty()) meta += " · <em>" + html::text(seen) + "</em>";
@@ -264,7 +264,7 @@ std::string item_html(const model::Item& it) {
   out += "</div>";
   quotes(out, it.comments, it.source);
   for (const auto& s : it.also_seen) {
-    const std::string se = engagement_summary(s.engagement);
+    const std::string se = engagement_summary(s.source, s.engagement);
     out += "<div class=\"also\">also on " + html::text(s.source) + (se.empty() ? "" : " · " + html::text(se)) + ": " +
            html::link(s.discussion_url ? *s.discussion_url : s.url, s.title.empty() ? s.url : s.title) + "</div>";
     quotes(out, s.comments, s.source);

@@ -225,7 +225,7 @@ namespace {
 
 // "source container · engagement · date"
 std::string item_meta(const model::Item& it, std::optional<double> was) {
-  std::string eng = engagement_summary(it.engagement);
+  std::string eng = engagement_summary(it.source, it.engagement);
   if (was) eng += fmt::format(" (engagement was {})", human_number(*was));
   return fmt::format("{}{}{} · {}", it.source, it.container ? " " + term::text(*it.container) : "",
                      eng.empty() ? "" : " · " + eng, it.published_at ? core::format_date(*it.published_at) : "undated");

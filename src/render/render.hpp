@@ -44,7 +44,7 @@ std::string more_line(std::size_t total, std::size_t shown);
 struct EntitySummary {
   std::size_t items = 0;
   std::size_t stories = 0;
-  double engagement = 0;  // model::comparable_engagement over every item and sighting
+  double engagement = 0;  // sources::comparable_engagement over every item and sighting
   std::map<std::string, double> engagement_by_source;
 };
 EntitySummary summarize(const model::Report& r);
@@ -79,7 +79,8 @@ constexpr std::size_t kQuotesPerItem = 2;
 constexpr std::size_t kQuoteBytes = 220;
 
 // Shared by the text renderers.
-std::string engagement_summary(const std::vector<model::Engagement>& engagement);  // "812 points · 411 comments"
+// "812 points · 411 comments", in the words `source` declares for its fields.
+std::string engagement_summary(std::string_view source, const std::vector<model::Engagement>& engagement);
 std::string human_number(double v);                       // 1234 -> "1.2k"
 // With --store: "new" or "seen 3 runs ago" for an item, "" without the store.
 std::string seen_label(const model::Item& it);

@@ -9,6 +9,7 @@
 #include "core/text.hpp"
 #include "render/escape.hpp"
 #include "render/render.hpp"
+#include "sources/source.hpp"
 
 namespace render {
 
@@ -22,31 +23,17 @@ std::string human_number(double v) {
   return fmt::format("{:.2f}", v);
 }
 
-namespace {
-
-std::string field_label(std::string_view field) {
-  static const std::map<std::string_view, std::string_view> kLabels{
-      {"points", "points"},          {"num_comments", "comments"}, {"comment_count", "comments"},
-      {"score", "score"},            {"upvote_ratio", "upvoted"},  {"stars", "stars"},
-      {"forks", "forks"},            {"comments", "comments"},     {"reactions", "reactions"},
-      {"answer_count", "answers"},   {"view_count", "views"},      {"volume", "volume"},
-      {"volume24hr", "24h volume"},  {"liquidity", "liquidity"},   {"odds", "odds"},
-      {"likeCount", "likes"},        {"repostCount", "reposts"},   {"replyCount", "replies"},
-      {"quoteCount", "quotes"},      {"like_count", "likes"},      {"retweet_count", "reposts"},
-      {"reply_count", "replies"},    {"quote_count", "quotes"},    {"views_before", "views the span before"}};
-  auto it = kLabels.find(field);
-  return std::string(it == kLabels.end() ? field : it->second);
-}
-
-}  // namespace
-
-std::string engagement_summary(const std::vector<model::Engagement>& engagement) {
+std::string engagement_summary(std::string_view source, const std::vector<model::Engagement>& engagement) {
   std::string out;
   for (const auto& e : engagement) {
+    // The source's own words for its fields; a field nobody declares shows its name.
+    const sources::EngagementField* f = sources::engagement_field(source, e.field);
+    const std::string_view label = f ? f->label : std::string_view(e.field);
+    const sources::Shown shown = f ? f->shown : sources::Shown::count;
     std::string part;
-    if (e.field == "upvote_ratio" || e.field == "odds") part = fmt::format("{:.0f}% {}", e.value * 100, field_label(e.field));
-    else if (e.field.find("volume") != std::string::npos || e.field == "liquidity") part = "$" + human_number(e.value) + " " + field_label(e.field);
-    else part = human_number(e.value) + " " + field_label(e.field);
+    if (shown == sources::Shown::percent) part = fmt::format("{:.0f}% {}", e.value * 100, label);
+    else if (shown == sources::Shown::dollars) part = fmt::format("${} {}", human_number(e.value), label);
+    else part = fmt::format("{} {}", human_number(e.value), label);
     out += (out.empty() ? "" : " · ") + part;
   }
   return out;
@@ -124,11 +111,12 @@ std::string more_line(std::size_t total, std::size_t shown) {
 }
 
 std::string quote_attribution(const model::Comment& c, std::string_view source) {
-  std::string out = c.author ? *c.author : std::string(source == "stackexchange" ? "an answer" : "a deleted account");
+  const sources::Source* src = sources::by_id(source);
+  const sources::CommentWords words = src ? src->comment_words() : sources::CommentWords{};
+  std::string out = c.author ? *c.author : std::string(words.nobody);
   if (c.score) {
     const bool one = std::fabs(*c.score) == 1;
-    out += fmt::format(", {} {}", human_number(*c.score),
-                       source == "stackexchange" ? (one ? "vote" : "votes") : (one ? "point" : "points"));
+    out += fmt::format(", {} {}", human_number(*c.score), one ? words.score_one : words.score_many);
   } else if (c.replies && *c.replies > 0) {
     out += fmt::format(", {} {}", *c.replies, *c.replies == 1 ? "reply" : "replies");
   }
@@ -183,7 +171,7 @@ void compact_story(std::string& out, std::size_t number, const model::Cluster& c
                      c.uncertainty ? " · " + *c.uncertainty : "");
   for (std::size_t m = 0; m < c.items.size() && m < kItemsPerCluster; ++m) {
     const auto* it = items.at(c.items[m]);
-    const std::string eng = engagement_summary(it->engagement);
+    const std::string eng = engagement_summary(it->source, it->engagement);
     const std::string seen = seen_label(*it);
     out += fmt::format("    - {} — {}{}{} · {}{}\n", term::text(it->title), it->source,
                        it->container ? " " + term::text(*it->container) : "", eng.empty() ? "" : " · " + eng, date_of(*it),
@@ -193,7 +181,7 @@ void compact_story(std::string& out, std::size_t number, const model::Cluster& c
     for (std::size_t q = 0; q < it->comments.size() && q < kQuotesPerItem; ++q)
       out += "      " + term::text(quote_line(it->comments[q], it->source)) + "\n";
     for (const auto& s : it->also_seen) {
-      const std::string se = engagement_summary(s.engagement);
+      const std::string se = engagement_summary(s.source, s.engagement);
       const std::string& where = s.discussion_url ? *s.discussion_url : s.url;
       out += fmt::format("      also on {}{}: {}\n", s.source, se.empty() ? "" : " · " + se, term::url(where));
       for (std::size_t q = 0; q < s.comments.size() && q < kQuotesPerItem; ++q)
@@ -248,7 +236,7 @@ void md_story(std::string& out, std::string_view level, std::size_t number, cons
                      c.uncertainty ? " · " + *c.uncertainty : "");
   for (std::size_t m = 0; m < c.items.size() && m < kItemsPerCluster; ++m) {
     const auto* it = items.at(c.items[m]);
-    const std::string eng = engagement_summary(it->engagement);
+    const std::string eng = engagement_summary(it->source, it->engagement);
     const std::string seen = seen_label(*it);
     out += fmt::format("- {} — {}{} · {}{}{}\n", md::link(it->title, it->url), it->source, eng.empty() ? "" : " · " + eng,
                        date_of(*it), it->discussion_url ? " · " + md::link("discussion", *it->discussion_url) : "",
@@ -310,7 +298,7 @@ EntitySummary summarize(const model::Report& r) {
   s.items = r.items.size();
   s.stories = r.clusters.size();
   auto add = [&](const std::string& source, const std::vector<model::Engagement>& e) {
-    const double v = model::comparable_engagement(source, e);
+    const double v = sources::comparable_engagement(source, e);
     s.engagement += v;
     s.engagement_by_source[source] += v;
   };

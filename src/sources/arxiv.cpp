@@ -248,6 +248,7 @@ class Arxiv final : public Source {
  public:
   std::string_view id() const override { return "arxiv"; }
   std::string_view name() const override { return "arXiv"; }
+  std::span<const EngagementField> engagement() const override { return {}; }  // no signal
 
   SourceResult search(const Query& q, Env& env) const override {
     std::vector<Terms> groups;

@@ -163,6 +163,14 @@ class GitHub final : public Source {
  public:
   std::string_view id() const override { return "github"; }
   std::string_view name() const override { return "GitHub"; }
+  std::vector<std::string_view> aliases() const override { return {"gh"}; }
+  std::span<const EngagementField> engagement() const override {
+    static constexpr EngagementField kEngagement[] = {{"stars", "stars", 1.0, 300},
+                                                  {"forks", "forks", 0.4, 40},
+                                                  {"comments", "comments", 0.6, 20},
+                                                  {"reactions", "reactions", 0.8, 20}};
+    return kEngagement;
+  }
 
   SourceResult search(const Query& q, Env& env) const override {
     const int per_page = std::clamp(q.limit, 1, 100);

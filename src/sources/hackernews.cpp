@@ -110,6 +110,12 @@ class HackerNews final : public Source {
  public:
   std::string_view id() const override { return "hackernews"; }
   std::string_view name() const override { return "Hacker News"; }
+  std::vector<std::string_view> aliases() const override { return {"hn"}; }
+  std::span<const EngagementField> engagement() const override {
+    static constexpr EngagementField kEngagement[] = {{"points", "points", 1.0, 150}, {"num_comments", "comments", 0.7, 60}};
+    return kEngagement;
+  }
+  bool social() const override { return true; }
 
   SourceResult search(const Query& q, Env& env) const override {
     ResultBuilder out(q.limit);

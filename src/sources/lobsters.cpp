@@ -264,6 +264,11 @@ class Lobsters final : public Source {
  public:
   std::string_view id() const override { return "lobsters"; }
   std::string_view name() const override { return "Lobsters"; }
+  std::span<const EngagementField> engagement() const override {
+    static constexpr EngagementField kEngagement[] = {{"score", "score", 1.0, 30}, {"comment_count", "comments", 0.7, 15}};
+    return kEngagement;
+  }
+  bool social() const override { return true; }
 
   SourceResult search(const Query& q, Env& env) const override {
     ResultBuilder out(q.limit);

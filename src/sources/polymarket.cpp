@@ -289,6 +289,19 @@ class Polymarket final : public Source {
  public:
   std::string_view id() const override { return "polymarket"; }
   std::string_view name() const override { return "Polymarket"; }
+  std::vector<std::string_view> aliases() const override { return {"pm"}; }
+  std::span<const EngagementField> engagement() const override {
+    static constexpr EngagementField kEngagement[] = {{"volume", "volume", 0.6, 500000, Shown::dollars},
+                                                  {"volume24hr", "24h volume", 0.5, 50000, Shown::dollars},
+                                                  {"liquidity", "liquidity", 0.3, 50000, Shown::dollars},
+                                                  {"odds", "odds", 0, 0, Shown::percent, false}};
+    return kEngagement;
+  }
+  // Dollars, not reactions: $1000 of 24 h volume counts one ($10000 of total volume without a 24 h figure).
+  double comparable_engagement(const std::vector<model::Engagement>& e) const override {
+    const double v24 = engagement_value(e, "volume24hr");
+    return v24 > 0 ? v24 / 1000.0 : engagement_value(e, "volume") / 10000.0;
+  }
 
   SourceResult search(const Query& q, Env& env) const override {
     ResultBuilder out(clamp_limit(q.limit));

@@ -571,6 +571,13 @@ class Reddit final : public Source {
  public:
   std::string_view id() const override { return "reddit"; }
   std::string_view name() const override { return "Reddit"; }
+  std::span<const EngagementField> engagement() const override {
+    static constexpr EngagementField kEngagement[] = {{"score", "score", 1.0, 300},
+                                                  {"num_comments", "comments", 0.7, 80},
+                                                  {"upvote_ratio", "upvoted", 0, 0, Shown::percent, false}};
+    return kEngagement;
+  }
+  bool social() const override { return true; }
 
   SourceResult search(const Query& q, Env& env) const override {
     const auto creds = credentials(env.config);

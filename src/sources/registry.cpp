@@ -38,18 +38,60 @@ const std::vector<const Source*>& all() {
 
 const Source* find(std::string_view id_or_alias) {
   const std::string key = core::lower_ascii(core::trim(id_or_alias));
-  std::string_view id = key;
-  if (key == "hn") id = "hackernews";
-  else if (key == "so" || key == "stackoverflow") id = "stackexchange";
-  else if (key == "gh") id = "github";
-  else if (key == "pm") id = "polymarket";
-  else if (key == "bsky") id = "bluesky";
-  else if (key == "twitter") id = "x";
-  else if (key == "yt") id = "youtube";
-  else if (key == "wiki") id = "wikipedia";
+  for (const Source* s : all()) {
+    if (s->id() == key) return s;
+    for (std::string_view alias : s->aliases())
+      if (alias == key) return s;
+  }
+  return nullptr;
+}
+
+const Source* by_id(std::string_view id) {
   for (const Source* s : all())
     if (s->id() == id) return s;
   return nullptr;
+}
+
+namespace {
+const EngagementField* declared(const Source& s, std::string_view field) {
+  for (const auto& f : s.engagement())
+    if (f.field == field) return &f;
+  return nullptr;
+}
+}  // namespace
+
+const EngagementField* engagement_field(std::string_view source, std::string_view field) {
+  if (const Source* s = by_id(source))
+    if (const auto* f = declared(*s, field)) return f;
+  for (const Source* s : all())
+    if (const auto* f = declared(*s, field)) return f;
+  return nullptr;
+}
+
+double engagement_value(const std::vector<model::Engagement>& engagement, std::string_view field) {
+  for (const auto& e : engagement)
+    if (e.field == field) return e.value;
+  return 0.0;
+}
+
+namespace {
+double reactions(std::string_view source, const std::vector<model::Engagement>& engagement) {
+  double total = 0;
+  for (const auto& e : engagement) {
+    const EngagementField* f = engagement_field(source, e.field);
+    if (f == nullptr || f->reaction) total += e.value;
+  }
+  return total;
+}
+}  // namespace
+
+double Source::comparable_engagement(const std::vector<model::Engagement>& engagement) const {
+  return reactions(id(), engagement);
+}
+
+double comparable_engagement(std::string_view source, const std::vector<model::Engagement>& engagement) {
+  const Source* s = by_id(source);
+  return s ? s->comparable_engagement(engagement) : reactions(source, engagement);
 }
 
 }  // namespace sources

@@ -1,10 +1,16 @@
 #pragma once
 // The source interface. A source is one file (src/sources/<id>.cpp) plus its fixtures
-// and one line in registry.cpp. The base helpers (common.hpp) own HTTP classification
-// and the state vocabulary; a source only builds URLs and parses answers.
+// and one line in registry.cpp: the file declares everything else the program needs to
+// know about it (its engagement fields, weights and labels, whether it is social, its
+// aliases, comments, doctor probe, configuration keys), and the pipeline, the briefs and
+// discovery read those declarations through the registry. registry_test.cpp checks that
+// every registered source also has fixtures, a hostile-table run and a README row.
+// The base helpers (common.hpp) own HTTP classification and the state vocabulary; a
+// source only builds URLs and parses answers.
 #include <atomic>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -83,6 +89,27 @@ struct Thread {
   std::optional<std::string> failure;    // why the thread could not be read
 };
 
+// How a brief prints an engagement figure.
+enum class Shown { count, percent, dollars };  // 812 · 93% (a 0..1 ratio) · $1.2M
+
+// One engagement field a source reports (model::Engagement::field): how the ranking weighs
+// it and how a brief shows it.
+struct EngagementField {
+  std::string_view field;
+  std::string_view label;       // what a brief calls it: "comments"
+  double weight = 0;            // in the engagement score (per-field weighted log1p); 0 = shown only
+  double typical = 0;           // a solidly engaged item's value: the normalization never goes below it
+  Shown shown = Shown::count;
+  bool reaction = true;         // counts in comparable engagement (ratios, odds and passive views do not)
+};
+
+// How a brief attributes a quoted comment that has no author, or a score.
+struct CommentWords {
+  std::string_view nobody = "a deleted account";
+  std::string_view score_one = "point";
+  std::string_view score_many = "points";
+};
+
 struct SourceResult {
   model::SourceState state = model::SourceState::ok;
   std::string reason;
@@ -95,6 +122,18 @@ class Source {
   virtual ~Source() = default;
   virtual std::string_view id() const = 0;
   virtual std::string_view name() const = 0;  // "Hacker News"
+  // Other names a user may give it (--sources hn).
+  virtual std::vector<std::string_view> aliases() const { return {}; }
+  // The engagement fields its items carry, each once; empty for a source with no signal
+  // (arXiv), which the ranking counts as modestly engaged.
+  virtual std::span<const EngagementField> engagement() const = 0;
+  // A social site: votes arrive within a day or two (a young item's counts are projected),
+  // and known-zero engagement means nobody cared (the text must carry the item).
+  virtual bool social() const { return false; }
+  // Engagement in units comparable across platforms (discovery's velocity, a comparison's
+  // totals). Default: the sum of its reaction fields, each count one.
+  virtual double comparable_engagement(const std::vector<model::Engagement>& engagement) const;
+  virtual CommentWords comment_words() const { return {}; }
   // Why the source cannot run with this configuration (missing credentials), or nullopt.
   virtual std::optional<std::string> unconfigured(const core::Config&) const { return std::nullopt; }
   // Called on a worker thread. Must not throw for upstream problems: report a state.
@@ -124,5 +163,14 @@ class Source {
 // The registry: every source, in display order.
 const std::vector<const Source*>& all();
 const Source* find(std::string_view id_or_alias);  // accepts aliases "hn", "so"
+const Source* by_id(std::string_view id);          // the exact id only: the pipeline's lookups
+
+// An item's source's declaration of one of its fields; for a source that does not declare
+// it (or an unknown source), the first source's that does; nullptr when none does.
+const EngagementField* engagement_field(std::string_view source, std::string_view field);
+// Source::comparable_engagement of `source`; for an unknown source, the default rule.
+double comparable_engagement(std::string_view source, const std::vector<model::Engagement>& engagement);
+// The first value of `field`, 0 without one.
+double engagement_value(const std::vector<model::Engagement>& engagement, std::string_view field);
 
 }  // namespace sources

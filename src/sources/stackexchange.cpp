@@ -151,6 +151,14 @@ class StackExchange final : public Source {
  public:
   std::string_view id() const override { return "stackexchange"; }
   std::string_view name() const override { return "Stack Exchange"; }
+  std::vector<std::string_view> aliases() const override { return {"so", "stackoverflow"}; }
+  std::span<const EngagementField> engagement() const override {
+    static constexpr EngagementField kEngagement[] = {{"score", "score", 1.0, 10},
+                                                  {"answer_count", "answers", 0.8, 3},
+                                                  {"view_count", "views", 0.25, 2000, Shown::count, false}};
+    return kEngagement;
+  }
+  CommentWords comment_words() const override { return {"an answer", "vote", "votes"}; }  // comments are answers
 
   std::string advice(model::SourceState state, const core::Config& c, std::string_view env_file) const override {
     if (!c.get("STACKEXCHANGE_KEY"))

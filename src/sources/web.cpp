@@ -216,6 +216,7 @@ class Web final : public Source {
  public:
   std::string_view id() const override { return "web"; }
   std::string_view name() const override { return "Web search"; }
+  std::span<const EngagementField> engagement() const override { return {}; }  // no signal
 
   std::optional<std::string> unconfigured(const core::Config& c) const override {
     if (setting(c, "BRAVE_API_KEY")) return std::nullopt;

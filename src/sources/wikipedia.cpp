@@ -162,6 +162,20 @@ class Wikipedia final : public Source {
  public:
   std::string_view id() const override { return "wikipedia"; }
   std::string_view name() const override { return "Wikipedia"; }
+  std::vector<std::string_view> aliases() const override { return {"wiki"}; }
+  std::span<const EngagementField> engagement() const override {
+    static constexpr EngagementField kEngagement[] = {{"views", "views", 1.0, 100000, Shown::count, false},
+                                                  {"views_before", "views the span before", 0, 0, Shown::count, false}};
+    return kEngagement;
+  }
+  // Readers, not reactions: thousands of views above the span before, so a perennial
+  // article (measured flat) counts nothing; an unmeasured one counts a quarter of its views.
+  double comparable_engagement(const std::vector<model::Engagement>& e) const override {
+    const bool measured = std::any_of(e.begin(), e.end(), [](const model::Engagement& x) { return x.field == "views_before"; });
+    return (measured ? std::max(0.0, engagement_value(e, "views") - engagement_value(e, "views_before"))
+                     : engagement_value(e, "views") / 4.0) /
+           1000.0;
+  }
 
   // Research: the topic's own article (redirects followed), and its attention.
   SourceResult search(const Query& q, Env& env) const override {

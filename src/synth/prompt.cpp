@@ -44,7 +44,7 @@ Evidence from_item(const model::Item& it, const std::string& group) {
   e.container = it.container.value_or("");
   e.author = it.author.value_or("");
   e.date = it.published_at ? core::format_date(*it.published_at) : "";
-  e.engagement = render::engagement_summary(it.engagement);
+  e.engagement = render::engagement_summary(it.source, it.engagement);
   add_engagement(e, it.engagement);
   e.snippet = core::truncate_utf8(core::printable_line(it.snippet), kSnippetBytes);
   for (std::size_t k = 0; k < it.comments.size() && k < kCommentsPerItem; ++k)
@@ -53,7 +53,7 @@ Evidence from_item(const model::Item& it, const std::string& group) {
   for (std::size_t k = 0; k < it.also_seen.size() && k < kSightingsPerItem; ++k) {
     const auto& s = it.also_seen[k];
     // A folded cross-post is the same story: its title, engagement and quotes back the item too.
-    const std::string se = render::engagement_summary(s.engagement);
+    const std::string se = render::engagement_summary(s.source, s.engagement);
     e.comments.push_back(core::printable_line(s.title) + " (also on " + s.source + (se.empty() ? "" : ", " + se) + ")");
     if (!s.comments.empty()) e.comments.push_back(core::excerpt(s.comments.front().text, kCommentBytes));
   }

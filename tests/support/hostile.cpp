@@ -213,6 +213,12 @@ void HostileTable::run() const {
       EXPECT_TRUE(ids.insert(it.id).second) << "duplicate id " << it.id;
       EXPECT_EQ(it.id.rfind(prefix, 0), 0u) << it.id;
       EXPECT_FALSE(it.title.empty()) << it.id;
+      // The ranking weighs and the briefs name only declared fields: an undeclared one is ignored.
+      for (const auto& e : it.engagement) {
+        const auto declared = source_.engagement();
+        EXPECT_TRUE(std::any_of(declared.begin(), declared.end(), [&](const auto& d) { return d.field == e.field; }))
+            << it.id << " carries engagement field \"" << e.field << "\", which " << source_.id() << " does not declare";
+      }
     }
   }
 }

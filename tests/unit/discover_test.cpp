@@ -10,6 +10,7 @@
 #include "discover/protocol.hpp"
 #include "discover/topics.hpp"
 #include "fake_upstream.hpp"
+#include "sources/source.hpp"
 
 using namespace discover;
 
@@ -53,7 +54,7 @@ TEST(Velocity, FormulaFromTheIssue) {
   model::Item market;
   market.source = "polymarket";
   market.engagement = {{"volume", 5e6}, {"volume24hr", 850000}, {"liquidity", 3e5}, {"odds", 0.8}};
-  EXPECT_NEAR(model::comparable_engagement(market.source, market.engagement), 850, 1e-9) << "$1000 of 24 h volume counts as one";
+  EXPECT_NEAR(sources::comparable_engagement(market.source, market.engagement), 850, 1e-9) << "$1000 of 24 h volume counts as one";
 }
 
 TEST(Floor, TheFourCasesFromTheIssue) {
