@@ -401,9 +401,9 @@ class Bluesky final : public Source {
   std::vector<std::string_view> aliases() const override { return {"bsky"}; }
   std::span<const EngagementField> engagement() const override {
     static constexpr EngagementField kEngagement[] = {{"likeCount", "likes", 1.0, 100},
-                                                  {"repostCount", "reposts", 0.8, 20},
-                                                  {"replyCount", "replies", 0.6, 15},
-                                                  {"quoteCount", "quotes", 0.6, 5}};
+                                                      {"repostCount", "reposts", 0.8, 20},
+                                                      {"replyCount", "replies", 0.6, 15},
+                                                      {"quoteCount", "quotes", 0.6, 5}};
     return kEngagement;
   }
   bool social() const override { return true; }

@@ -166,9 +166,9 @@ class GitHub final : public Source {
   std::vector<std::string_view> aliases() const override { return {"gh"}; }
   std::span<const EngagementField> engagement() const override {
     static constexpr EngagementField kEngagement[] = {{"stars", "stars", 1.0, 300},
-                                                  {"forks", "forks", 0.4, 40},
-                                                  {"comments", "comments", 0.6, 20},
-                                                  {"reactions", "reactions", 0.8, 20}};
+                                                      {"forks", "forks", 0.4, 40},
+                                                      {"comments", "comments", 0.6, 20},
+                                                      {"reactions", "reactions", 0.8, 20}};
     return kEngagement;
   }
 

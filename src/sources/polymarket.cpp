@@ -292,9 +292,9 @@ class Polymarket final : public Source {
   std::vector<std::string_view> aliases() const override { return {"pm"}; }
   std::span<const EngagementField> engagement() const override {
     static constexpr EngagementField kEngagement[] = {{"volume", "volume", 0.6, 500000, Shown::dollars},
-                                                  {"volume24hr", "24h volume", 0.5, 50000, Shown::dollars},
-                                                  {"liquidity", "liquidity", 0.3, 50000, Shown::dollars},
-                                                  {"odds", "odds", 0, 0, Shown::percent, false}};
+                                                      {"volume24hr", "24h volume", 0.5, 50000, Shown::dollars},
+                                                      {"liquidity", "liquidity", 0.3, 50000, Shown::dollars},
+                                                      {"odds", "odds", 0, 0, Shown::percent, false}};
     return kEngagement;
   }
   // Dollars, not reactions: $1000 of 24 h volume counts one ($10000 of total volume without a 24 h figure).

@@ -573,8 +573,8 @@ class Reddit final : public Source {
   std::string_view name() const override { return "Reddit"; }
   std::span<const EngagementField> engagement() const override {
     static constexpr EngagementField kEngagement[] = {{"score", "score", 1.0, 300},
-                                                  {"num_comments", "comments", 0.7, 80},
-                                                  {"upvote_ratio", "upvoted", 0, 0, Shown::percent, false}};
+                                                      {"num_comments", "comments", 0.7, 80},
+                                                      {"upvote_ratio", "upvoted", 0, 0, Shown::percent, false}};
     return kEngagement;
   }
   bool social() const override { return true; }

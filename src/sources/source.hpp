@@ -96,11 +96,11 @@ enum class Shown { count, percent, dollars };  // 812 · 93% (a 0..1 ratio) · $
 // it and how a brief shows it.
 struct EngagementField {
   std::string_view field;
-  std::string_view label;       // what a brief calls it: "comments"
-  double weight = 0;            // in the engagement score (per-field weighted log1p); 0 = shown only
-  double typical = 0;           // a solidly engaged item's value: the normalization never goes below it
+  std::string_view label;  // what a brief calls it: "comments"
+  double weight = 0;       // in the engagement score (per-field weighted log1p); 0 = shown only
+  double typical = 0;      // a solidly engaged item's value: the normalization never goes below it
   Shown shown = Shown::count;
-  bool reaction = true;         // counts in comparable engagement (ratios, odds and passive views do not)
+  bool reaction = true;  // counts in comparable engagement (ratios, odds and passive views do not)
 };
 
 // How a brief attributes a quoted comment that has no author, or a score.

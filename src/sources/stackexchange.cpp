@@ -154,8 +154,8 @@ class StackExchange final : public Source {
   std::vector<std::string_view> aliases() const override { return {"so", "stackoverflow"}; }
   std::span<const EngagementField> engagement() const override {
     static constexpr EngagementField kEngagement[] = {{"score", "score", 1.0, 10},
-                                                  {"answer_count", "answers", 0.8, 3},
-                                                  {"view_count", "views", 0.25, 2000, Shown::count, false}};
+                                                      {"answer_count", "answers", 0.8, 3},
+                                                      {"view_count", "views", 0.25, 2000, Shown::count, false}};
     return kEngagement;
   }
   CommentWords comment_words() const override { return {"an answer", "vote", "votes"}; }  // comments are answers

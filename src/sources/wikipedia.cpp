@@ -165,7 +165,7 @@ class Wikipedia final : public Source {
   std::vector<std::string_view> aliases() const override { return {"wiki"}; }
   std::span<const EngagementField> engagement() const override {
     static constexpr EngagementField kEngagement[] = {{"views", "views", 1.0, 100000, Shown::count, false},
-                                                  {"views_before", "views the span before", 0, 0, Shown::count, false}};
+                                                      {"views_before", "views the span before", 0, 0, Shown::count, false}};
     return kEngagement;
   }
   // Readers, not reactions: thousands of views above the span before, so a perennial

@@ -251,9 +251,9 @@ class X final : public Source {
   std::vector<std::string_view> aliases() const override { return {"twitter"}; }
   std::span<const EngagementField> engagement() const override {
     static constexpr EngagementField kEngagement[] = {{"like_count", "likes", 1.0, 300},
-                                                  {"retweet_count", "reposts", 0.8, 50},
-                                                  {"reply_count", "replies", 0.6, 30},
-                                                  {"quote_count", "quotes", 0.6, 10}};
+                                                      {"retweet_count", "reposts", 0.8, 50},
+                                                      {"reply_count", "replies", 0.6, 30},
+                                                      {"quote_count", "quotes", 0.6, 10}};
     return kEngagement;
   }
   bool social() const override { return true; }

@@ -314,9 +314,8 @@ class YouTube final : public Source {
   std::string_view name() const override { return "YouTube"; }
   std::vector<std::string_view> aliases() const override { return {"yt"}; }
   std::span<const EngagementField> engagement() const override {
-    static constexpr EngagementField kEngagement[] = {{"views", "views", 0.5, 50000, Shown::count, false},
-                                                  {"likes", "likes", 1.0, 2000},
-                                                  {"comments", "comments", 0.7, 200}};
+    static constexpr EngagementField kEngagement[] = {
+        {"views", "views", 0.5, 50000, Shown::count, false}, {"likes", "likes", 1.0, 2000}, {"comments", "comments", 0.7, 200}};
     return kEngagement;
   }
 
