@@ -97,7 +97,9 @@ TEST(Registry, EverySourceIsOneFileItsFixturesAndARegistryLine) {
       EXPECT_FALSE(f.field.empty());
       EXPECT_FALSE(f.label.empty()) << f.field;
       EXPECT_GE(f.weight, 0) << f.field;
-      if (f.weight > 0) EXPECT_GT(f.typical, 0) << f.field << ": a scored field needs a typical value";
+      if (f.weight > 0) {
+        EXPECT_GT(f.typical, 0) << f.field << ": a scored field needs a typical value";
+      }
       EXPECT_EQ(std::count(declared.begin(), declared.end(), f.field), 0) << f.field << " declared twice";
       declared.emplace_back(f.field);
     }
@@ -107,7 +109,9 @@ TEST(Registry, EverySourceIsOneFileItsFixturesAndARegistryLine) {
     EXPECT_FALSE(row.empty()) << "README.md's Sources table has no row for `" << id << "`";
     std::string want;
     for (const auto& f : declared) want += (want.empty() ? "`" : ", `") + f + "`";
-    if (!row.empty()) EXPECT_EQ(last_cell(row), want.empty() ? "none" : want) << "the README's engagement column";
+    if (!row.empty()) {
+      EXPECT_EQ(last_cell(row), want.empty() ? "none" : want) << "the README's engagement column";
+    }
 
     // Its configuration keys: known to `config check`/--help and in the README's table.
     for (std::string_view key : s->config_keys()) {
