@@ -1,7 +1,9 @@
 #include <algorithm>
 #include <cmath>
+#include <thread>
 
 #include "core/fold.hpp"
+#include "core/parallel.hpp"
 #include "core/text.hpp"
 #include "core/url.hpp"
 #include "pipeline/stages.hpp"
@@ -52,35 +54,76 @@ std::vector<TokenId> title_tokens(const std::vector<MatchWord>& words, TokenDict
   return token_set(words, dict);
 }
 
+constexpr std::size_t kChunkItems = 2048;  // items per dictionary: fewer words to merge than items
+constexpr std::size_t kThreads = 2;       // the machines this runs on have two cores or a few
+
+void normalize_item(model::Item& it, Features& f, TokenDict& dict) {
+  // Most titles and snippets are clean already: then only the cut (and redaction) remains.
+  for (auto [text, max] : {std::pair{&it.title, kTitleBytes}, std::pair{&it.snippet, kSnippetBytes}}) {
+    if (!core::clean_ascii_line(*text)) *text = core::collapse_whitespace(core::sanitize_utf8(*text));
+    *text = core::truncate_utf8(*text, max);
+  }
+  if (it.author) {
+    *it.author = core::sanitize_utf8(core::trim(*it.author));
+    if (it.author->empty() || *it.author == "[deleted]") it.author.reset();
+  }
+  if (it.container) *it.container = core::sanitize_utf8(*it.container);
+  it.url = core::strip_tracking(core::sanitize_utf8(core::trim(it.url)));
+  // Non-finite or absurd counts are upstream noise, not engagement.
+  std::erase_if(it.engagement, [](const model::Engagement& e) { return !std::isfinite(e.value) || std::fabs(e.value) > 1e12; });
+  f.canonical_url = core::canonical_url(it.url);
+  f.title_words = match_sequence(it.title, dict, &f.title_case_free);
+  f.facts = title_facts(f.title_words, dict);
+  f.snippet_words = match_sequence(it.snippet, dict, &f.snippet_case_free);
+  add_context(it, dict, f);
+  f.title = title_tokens(f.title_words, dict);
+  intern_pairs(f.snippet_words, dict);
+  f.has_engagement_data = !it.engagement.empty();
+}
+
+// From a chunk's ids to the run's; the sorted sets are sorted by the run's ids.
+void remap(Features& f, const std::vector<TokenId>& to) {
+  auto words = [&](std::vector<MatchWord>& ws) {
+    for (auto& w : ws) w.id = to[w.id];
+  };
+  auto set = [&](std::vector<TokenId>& ids) {
+    for (auto& id : ids) id = to[id];
+    std::sort(ids.begin(), ids.end());
+  };
+  words(f.title_words);
+  words(f.snippet_words);
+  for (auto& ws : f.context_words) words(ws);
+  for (auto& id : f.context_labels) id = to[id];
+  set(f.title);
+  set(f.facts.values);
+}
+
 }  // namespace
 
 void normalize(Corpus& c) {
-  c.features.resize(c.items.size());
-  for (std::size_t i = 0; i < c.items.size(); ++i) {
-    auto& it = c.items[i];
-    auto& f = c.features[i];
-    // Most titles and snippets are clean already: then only the cut (and redaction) remains.
-    for (auto [text, max] : {std::pair{&it.title, kTitleBytes}, std::pair{&it.snippet, kSnippetBytes}}) {
-      if (!core::clean_ascii_line(*text)) *text = core::collapse_whitespace(core::sanitize_utf8(*text));
-      *text = core::truncate_utf8(*text, max);
-    }
-    if (it.author) {
-      *it.author = core::sanitize_utf8(core::trim(*it.author));
-      if (it.author->empty() || *it.author == "[deleted]") it.author.reset();
-    }
-    if (it.container) *it.container = core::sanitize_utf8(*it.container);
-    it.url = core::strip_tracking(core::sanitize_utf8(core::trim(it.url)));
-    // Non-finite or absurd counts are upstream noise, not engagement.
-    std::erase_if(it.engagement, [](const model::Engagement& e) { return !std::isfinite(e.value) || std::fabs(e.value) > 1e12; });
-    f.canonical_url = core::canonical_url(it.url);
-    f.title_words = match_sequence(it.title, c.dict, &f.title_case_free);
-    f.facts = title_facts(f.title_words, c.dict);
-    f.snippet_words = match_sequence(it.snippet, c.dict, &f.snippet_case_free);
-    add_context(it, c.dict, f);
-    f.title = title_tokens(f.title_words, c.dict);
-    intern_pairs(f.snippet_words, c.dict);
-    f.has_engagement_data = !it.engagement.empty();
+  // Items are independent but share the run's dictionary, whose ids must come in first-seen
+  // order. So each chunk of items interns into its own dictionary (on up to kThreads threads),
+  // then the chunks' words go into the run's dictionary in chunk order, on this thread: a
+  // chunk's new words are first seen in its own order, so every id is the one a single pass
+  // gives. Then each chunk's ids are mapped (sorted sets sorted again). Chunks are fixed by
+  // item count, never by thread count: the result does not depend on the scheduling.
+  const std::size_t n = c.items.size();
+  c.features.resize(n);
+  const std::size_t chunks = (n + kChunkItems - 1) / kChunkItems;
+  std::vector<TokenDict> local(chunks);
+  const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, kThreads);
+  core::parallel_for(chunks, threads, [&](std::size_t k) {
+    for (std::size_t i = k * kChunkItems; i < std::min(n, (k + 1) * kChunkItems); ++i)
+      normalize_item(c.items[i], c.features[i], local[k]);
+  });
+  std::vector<std::vector<TokenId>> to_run(chunks);
+  for (std::size_t k = 0; k < chunks; ++k) {
+    to_run[k].resize(local[k].size());
+    for (TokenId id = 0; id < local[k].size(); ++id) to_run[k][id] = c.dict.intern(local[k].text(id));
   }
+  core::parallel_for(chunks, threads, [&](std::size_t k) {
+    for (std::size_t i = k * kChunkItems; i < std::min(n, (k + 1) * kChunkItems); ++i) remap(c.features[i], to_run[k]);
+  });
 }
 
 int window_filter(Corpus& c, const model::Window& w) {

@@ -1,6 +1,7 @@
 #pragma once
 // The research pipeline's stages, in the order research.cpp runs them.
-// Every stage is single-threaded and works on one run's Corpus.
+// Every stage works on one run's Corpus, which nothing else may touch during the call; every
+// stage is single-threaded except normalize (below).
 #include <map>
 #include <string>
 #include <string_view>
@@ -11,7 +12,9 @@
 
 namespace pipeline {
 
-// 3. normalize: clean text, canonical URLs, token features.
+// 3. normalize: clean text, canonical URLs, token features. Runs chunks of items on up to two
+// threads of its own, joined before it returns; the result (dictionary ids included) is the
+// one a single pass gives, whatever the threads do. Safe to call from any thread.
 void normalize(Corpus& c);
 
 // 4. window: drops dated items outside the window. Returns how many were dropped.
