@@ -55,7 +55,7 @@ std::vector<TokenId> title_tokens(const std::vector<MatchWord>& words, TokenDict
 }
 
 constexpr std::size_t kChunkItems = 2048;  // items per dictionary: fewer words to merge than items
-constexpr std::size_t kThreads = 2;       // the machines this runs on have two cores or a few
+constexpr std::size_t kThreads = 2;        // the machines this runs on have two cores or a few
 
 void normalize_item(model::Item& it, Features& f, TokenDict& dict) {
   // Most titles and snippets are clean already: then only the cut (and redaction) remains.

@@ -22,8 +22,8 @@ std::vector<model::Item> items(std::size_t n) {
     it.source = i % 3 == 0 ? "reddit" : i % 3 == 1 ? "github" : "hackernews";
     it.id = it.source + ":" + std::to_string(i);
     const std::string w = "w" + std::to_string(i % 997), v = "v" + std::to_string(i);
-    it.title = (i % 11 == 0 ? "Show HN: " : "") + std::string("Rust async ") + w + " " + v + " GPT " +
-               std::to_string(i % 7) + " release 1." + std::to_string(i % 13) + ".0 Zürich";
+    it.title = (i % 11 == 0 ? "Show HN: " : "") + std::string("Rust async ") + w + " " + v + " GPT " + std::to_string(i % 7) +
+               " release 1." + std::to_string(i % 13) + ".0 Zürich";
     it.snippet = "Notes on " + v + " and " + w + " — café tokio-rs/tokio " + std::to_string(i % 5);
     it.url = "https://example.com/" + std::to_string(i) + "?utm_source=x";
     if (i % 3 == 0) it.container = "r/sub" + std::to_string(i % 17);
