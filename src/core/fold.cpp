@@ -279,6 +279,7 @@ void match_words(std::string_view text, std::vector<Word>& out) {
   codepoints(clean, cps);
   std::size_t start = std::string::npos;  // byte offset of the current word
   bool pending_break = false, pending_headline = false, pending_join = false, apostrophe = false, ascii = true;
+  char pending_joiner = 0;
   Word cur;
   auto flush = [&](std::size_t end) {
     if (start == std::string::npos) return;
@@ -337,6 +338,7 @@ void match_words(std::string_view text, std::vector<Word>& out) {
         cur.headline_break = pending_break && pending_headline;
         cur.joined = pending_join;
         cur.glued = pending_join;
+        cur.joiner = pending_join ? pending_joiner : '\0';
         pending_break = pending_headline = pending_join = false;
       }
       continue;
@@ -365,6 +367,7 @@ void match_words(std::string_view text, std::vector<Word>& out) {
     if ((cp == '-' || cp == '/' || cp == '_' || cp == '.') && k > 0 && word_char(cps[k - 1].cp) && is_word(k + 1) && !out.empty()) {
       out.back().joined = true;
       pending_join = true;
+      pending_joiner = static_cast<char>(cp);
     }
     if (breaks_clause(cp)) {
       // A headline's separator keeps the name before it with the details after: "Deadlock: the

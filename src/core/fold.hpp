@@ -27,6 +27,7 @@ struct Word {
   bool ideograph = false;     // one character of a script written without spaces (Han, kana)
   bool joined = false;        // part of an identifier: "tokio-rs/tokio", "llama.cpp", "force-wipe"
   bool glued = false;         // ... joined to the word before it ("rs" and the second "tokio" above)
+  char joiner = '\0';         // ... by this character: '-' '/' '_' or '.'
   bool kana = false;          // one hiragana character: mostly particles (の, で, は), the script's function words
 };
 

@@ -110,7 +110,26 @@ std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bo
   if (case_free) *case_free = core::case_uninformative(words);
   std::vector<MatchWord> out;
   out.reserve(words.size());
-  for (const auto& w : words) {
+  // A chain of joined words is an identifier ("tokio-rs/tokio", "llama.cpp", "cve-2025-1234"),
+  // written in whatever case it has, when a '/', '_' or '.' joins it or it holds a digit; joined
+  // by hyphens only it is a compound of the prose around it ("helix-to-sheet"), whose case says
+  // what it says elsewhere. Only identifiers are kJoined.
+  static const bool every_chain = core::ablated("compound");  // ablated: every chain is one, as before
+  thread_local std::vector<bool> identifier;
+  identifier.assign(words.size(), false);
+  for (std::size_t a = 0; a < words.size();) {
+    std::size_t b = a + 1;
+    while (b < words.size() && words[b].glued) ++b;
+    bool id = every_chain;
+    for (std::size_t k = a; k < b && !id; ++k)
+      id = (k > a && words[k].joiner != '-') ||
+           std::any_of(words[k].text.begin(), words[k].text.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    if (id)
+      for (std::size_t k = a; k < b; ++k) identifier[k] = true;
+    a = b;
+  }
+  for (std::size_t k = 0; k < words.size(); ++k) {
+    const auto& w = words[k];
     std::uint16_t flags = 0;
     if (w.upper) flags |= kUpper;
     if (w.lower) flags |= kLower;
@@ -118,7 +137,7 @@ std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bo
     if (w.clause_break) flags |= kBreak;
     if (w.headline_break) flags |= kHeadline;
     if (w.all_caps) flags |= kAllCaps;
-    if (w.joined) flags |= kJoined;
+    if (w.joined && identifier[k]) flags |= kJoined;
     if (w.kana || core::is_stopword(w.text)) flags |= kStop;
     if (w.ideograph) flags |= kIdeograph;
     if (digits_only(w.text)) flags |= kNumber;

@@ -48,6 +48,7 @@ struct MatchWord {
   std::uint16_t flags;
   bool glued = false;  // joined to the word before: one identifier ("cve-2025-1234", "1.92.0")
 };
+// kJoined: part of an identifier (see match_sequence), whose case says nothing.
 // kStop: a function word (stopword, kana particle); kIdeograph: one character of a script
 // without spaces (it takes about two to make a word); kNumber: digits only.
 // kHeadline: the break before is a headline's separator ("Name: details"); kAllCaps: written

@@ -1,6 +1,6 @@
 // arXiv through the export API (export.arxiv.org/api/query, Atom).
 // arXiv asks for one request per 3 s, so every sub-query is folded into a single
-// OR query and each entry is attributed back to the sub-query it matches.
+// OR query and each entry is attributed back to every sub-query it matches.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -200,14 +200,20 @@ std::optional<Entry> parse_entry(const pugi::xml_node& e) {
 }
 
 // Index of the first sub-query whose words all occur in the entry, else 0.
-int attribute(const std::set<std::string>& entry_tokens, const std::vector<Terms>& groups) {
+// Every sub-query whose words the entry carries, as if each had been searched alone (fusion
+// counts a story found by several spellings several times, as it does for the sources asked
+// once per sub-query); else the first, which the OR query must have matched somehow (arXiv
+// also searches the abstract's stems).
+std::vector<int> attribute(const std::set<std::string>& entry_tokens, const std::vector<Terms>& groups) {
+  std::vector<int> out;
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const auto& tokens = groups[i].tokens;
     if (tokens.empty()) continue;
     if (std::all_of(tokens.begin(), tokens.end(), [&](const std::string& t) { return entry_tokens.count(t) > 0; }))
-      return static_cast<int>(i);
+      out.push_back(static_cast<int>(i));
   }
-  return 0;
+  if (out.empty()) out.push_back(0);
+  return out;
 }
 
 struct Parsed {
@@ -292,10 +298,14 @@ class Arxiv final : public Source {
       return out.finish();
     }
     out.succeed();
-    int rank = 0;
+    std::vector<int> rank(groups.size() + 1, 0);  // arXiv's order within each sub-query
     for (auto& e : parsed.entries) {
-      const int sq = attribute(e.tokens, groups);
-      out.add(std::move(e.item), sq, rank++);
+      const auto subs = attribute(e.tokens, groups);
+      for (std::size_t k = 0; k + 1 < subs.size(); ++k) {
+        const auto sq = static_cast<std::size_t>(subs[k]);
+        out.add(e.item, subs[k], rank[sq]++);
+      }
+      out.add(std::move(e.item), subs.back(), rank[static_cast<std::size_t>(subs.back())]++);
     }
     return out.finish();
   }

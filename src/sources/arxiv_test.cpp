@@ -57,15 +57,48 @@ TEST(Arxiv, ParsesEntriesIntoItems) {
   EXPECT_EQ(b.author, "Priya Raman");  // a single author has no "et al."
   EXPECT_EQ(b.container, "cs.SE");
   EXPECT_EQ(b.published_at, 1794992401);
+  ASSERT_EQ(b.hits.size(), 1u);
   EXPECT_EQ(b.hits[0].subquery, 1);  // its words are those of the second sub-query
-  EXPECT_EQ(b.hits[0].rank, 1);
+  EXPECT_EQ(b.hits[0].rank, 0);      // ranks count within each sub-query, as if asked alone
 
   const auto& c = r.items[2];
   EXPECT_EQ(c.url, "https://arxiv.org/abs/2611.00388");  // no alternate link: built from the id
   EXPECT_EQ(c.container, "cs.CR");                       // no primary_category: first category
   EXPECT_EQ(c.author, "Lena Vogt et al.");
   EXPECT_EQ(c.hits[0].subquery, 0);  // matches no sub-query: attributed to the main one
-  EXPECT_EQ(c.hits[0].rank, 2);
+  EXPECT_EQ(c.hits[0].rank, 1);
+}
+
+// One OR query stands for every sub-query: a paper carrying the words of several is credited
+// to each (fusion counts a story that several spellings find, as for sources asked once per
+// sub-query), ranked in arXiv's order within each.
+TEST(Arxiv, AnEntryIsCreditedToEverySubQueryWhoseWordsItCarries) {
+  auto entry = [](std::string_view id, std::string_view title) {
+    return fmt::format(
+        "<entry><id>http://arxiv.org/abs/{0}v1</id><title>{1}</title><summary>s</summary>"
+        "<published>2026-11-20T10:00:00Z</published><author><name>A</name></author></entry>",
+        id, title);
+  };
+  const std::string feed = "<?xml version='1.0' encoding='UTF-8'?><feed xmlns=\"http://www.w3.org/2005/Atom\">" +
+                           entry("2611.00001", "Memory safety of the Rust borrow checker") +
+                           entry("2611.00002", "Memory safety in C") + "</feed>";
+  FixtureFetcher f;
+  f.on_body("export.arxiv.org/api/query", feed, kAtom);
+  TestEnv t(f);
+  auto r = arxiv().search(two_queries(), t.env);
+  ASSERT_EQ(r.state, SourceState::ok) << r.reason;
+  ASSERT_EQ(r.items.size(), 2u);
+  const auto& both = r.items[0];
+  ASSERT_EQ(both.hits.size(), 2u) << "both sub-queries' words: credited to both";
+  EXPECT_EQ(both.hits[0].subquery, 0);
+  EXPECT_EQ(both.hits[0].rank, 0);
+  EXPECT_EQ(both.hits[1].subquery, 1);
+  EXPECT_EQ(both.hits[1].rank, 0);
+  const auto& one = r.items[1];
+  ASSERT_EQ(one.hits.size(), 1u);
+  EXPECT_EQ(one.hits[0].subquery, 1);
+  EXPECT_EQ(one.hits[0].rank, 1) << "second in the second sub-query's own order";
+  EXPECT_EQ(f.requests().size(), 1u) << "still one request";
 }
 
 TEST(Arxiv, OneRequestCombinesSubQueriesWithTheWindow) {

@@ -124,6 +124,19 @@ TEST(Relevance, ANameWrittenAsACommonWordIsNotTheName) {
   EXPECT_GT(rel(c, 2), 0.5) << "identifiers are lower case by convention";
 }
 
+// A hyphen between plain words makes a compound of the prose around it, not an identifier:
+// its case says what it says elsewhere. Identifiers ('/', '_', '.', digits) stay case-free.
+TEST(Relevance, AHyphenatedCompoundInLowerCaseIsTheCommonWord) {
+  auto c = scored("Quill", {{.title = "Quill 4.0 ships a plugin system"},
+                            {.title = "Goose feathers: the quill-to-nib transition in calligraphy"},
+                            {.title = "quill-editor/quill-delta: the document format"},
+                            {.title = "Show HN: quill2-themes for the Quill editor"}});
+  EXPECT_GE(rel(c, 0), 0.99);
+  EXPECT_LE(rel(c, 1), 0.1) << "a lower-case compound in a sentence: the common word";
+  EXPECT_GT(rel(c, 2), 0.5) << "a repository path is an identifier";
+  EXPECT_GE(rel(c, 3), 0.99);
+}
+
 TEST(Relevance, GenericWordsAloneStayUnderTheFloor) {
   auto c = scored("llama.cpp server performance tuning",
                   {{.title = "llama.cpp server performance tuning guide"},
