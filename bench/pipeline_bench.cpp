@@ -38,16 +38,14 @@ std::unique_ptr<Stages> build(Fetch fetch) {
   s->raw.items = s->fetch.items;
   s->raw.topic = pipeline::analyze_topic(kTopic, s->raw.dict);
   s->normalized = s->raw;
-  pipeline::normalize(s->normalized);
-  pipeline::window_filter(s->normalized, s->fetch.window);
+  using pipeline::Stage;
+  pipeline::rank(s->normalized, rank_spec(s->fetch, Stage::normalize, Stage::window));
   s->scored = s->normalized;
-  score(s->scored, s->fetch);
-  pipeline::prune(s->scored);
+  pipeline::rank(s->scored, rank_spec(s->fetch, Stage::relevance, Stage::prune));
   s->deduped = s->scored;
-  pipeline::dedupe(s->deduped);
+  pipeline::rank(s->deduped, rank_spec(s->fetch, Stage::dedupe, Stage::dedupe));
   s->reranked = s->deduped;
-  pipeline::fuse(s->reranked, s->fetch.plan.sub_queries, s->fetch.plan.source_weights);
-  pipeline::rerank(s->reranked);
+  pipeline::rank(s->reranked, rank_spec(s->fetch, Stage::fuse, Stage::rerank));
   return s;
 }
 
@@ -131,8 +129,7 @@ void BM_Dedupe(benchmark::State& state) {
 void BM_Fuse(benchmark::State& state) {
   const auto& s = stages(size_arg(state));
   run(state, s.deduped, [&](Corpus& c) {
-    pipeline::fuse(c, s.fetch.plan.sub_queries, s.fetch.plan.source_weights);
-    pipeline::rerank(c);
+    pipeline::rank(c, rank_spec(s.fetch, pipeline::Stage::fuse, pipeline::Stage::rerank));
     return c.items.size();
   });
 }

@@ -50,14 +50,10 @@ int main(int argc, char** argv) {
     l30bench::Corpus c;
     c.items = fetch.items;
     c.topic = pipeline::analyze_topic(l30bench::kTopic, c.dict);
-    pipeline::normalize(c);
-    pipeline::window_filter(c, fetch.window);
-    l30bench::score(c, fetch);
-    const int pruned = pipeline::prune(c);
-    const int folded = pipeline::dedupe(c);
-    pipeline::fuse(c, fetch.plan.sub_queries, fetch.plan.source_weights);
-    pipeline::rerank(c);
-    const auto clusters = pipeline::cluster(c);
+    auto ranked = pipeline::rank(c, l30bench::rank_spec(fetch, pipeline::Stage::normalize, pipeline::Stage::cluster));
+    const int pruned = ranked.pruned;
+    const int folded = ranked.folded;
+    const auto clusters = std::move(ranked.clusters);
     const std::string text = serialize(c, clusters, pruned, folded);
     std::printf("%-18s %s  items=%zu clusters=%zu\n", name.c_str(), core::hex64(core::fnv1a64(text)).c_str(),
                 c.items.size(), clusters.size());

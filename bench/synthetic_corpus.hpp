@@ -391,23 +391,18 @@ class Generator {
 };
 
 // ---------------------------------------------------------------------------------
-// The stages under test, in run_research's order.
+// The stages under test: slices of pipeline::rank, which holds their order.
+
+inline pipeline::RankSpec rank_spec(const Fetch& f, pipeline::Stage first, pipeline::Stage last) {
+  return {f.window, f.plan.sub_queries, f.plan.source_weights, first, last};
+}
 
 inline void score(Corpus& c, const Fetch& f) {
-  pipeline::score_relevance(c);
-  pipeline::score_freshness(c, f.window);
-  pipeline::score_engagement(c);
-  pipeline::score_base(c, f.plan.source_weights);
-  pipeline::assign_stream_ranks(c);
+  pipeline::rank(c, rank_spec(f, pipeline::Stage::relevance, pipeline::Stage::stream_ranks));
 }
 
 inline std::vector<model::Cluster> core_pipeline(Corpus& c, const Fetch& f) {
-  score(c, f);
-  pipeline::prune(c);
-  pipeline::dedupe(c);
-  pipeline::fuse(c, f.plan.sub_queries, f.plan.source_weights);
-  pipeline::rerank(c);
-  return pipeline::cluster(c);
+  return pipeline::rank(c, rank_spec(f, pipeline::Stage::relevance, pipeline::Stage::cluster)).clusters;
 }
 
 }  // namespace l30bench

@@ -1,5 +1,6 @@
 #pragma once
-// The research pipeline's stages, in the order research.cpp runs them.
+// The research pipeline's stages, in the order rank() runs them, one file each (window.cpp,
+// freshness.cpp, prune.cpp, rerank.cpp...; 1. plan is plan.cpp, 2. fetch is fetch.cpp).
 // Every stage works on one run's Corpus, which nothing else may touch during the call; every
 // stage is single-threaded except normalize (below).
 #include <map>
@@ -79,5 +80,23 @@ constexpr double kSolidFinal = 30;
 constexpr double kSolidRelevance = 0.5;
 model::Outcome decide_outcome(const std::vector<model::Item>& items, const std::map<std::string, model::SourceStatus>& status,
                               std::vector<std::string>& warnings);
+
+// The ranking, stages 3 to 12 in order (rank.cpp): the one place the order is written. The
+// runner, the benchmarks and the tests call it; a slice [first, last] runs part of it.
+enum class Stage { normalize, window, relevance, freshness, engagement, base, stream_ranks, prune, dedupe, fuse, rerank, cluster };
+struct RankSpec {
+  model::Window window;
+  std::vector<model::SubQuery> sub_queries;
+  std::map<std::string, double> source_weights;
+  Stage first = Stage::normalize;
+  Stage last = Stage::cluster;
+};
+struct Ranked {
+  int windowed = 0;  // dropped by each stage that drops
+  int pruned = 0;
+  int folded = 0;
+  std::vector<model::Cluster> clusters;
+};
+Ranked rank(Corpus& c, const RankSpec& spec);
 
 }  // namespace pipeline

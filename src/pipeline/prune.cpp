@@ -1,0 +1,29 @@
+#include "pipeline/stages.hpp"
+#include "sources/source.hpp"
+
+namespace pipeline {
+
+bool is_social(std::string_view source) {
+  const auto* s = sources::by_id(source);
+  return s != nullptr && s->social();
+}
+
+int prune(Corpus& c) {
+  std::vector<bool> drop(c.items.size(), false);
+  int dropped = 0;
+  for (std::size_t i = 0; i < c.items.size(); ++i) {
+    const auto& it = c.items[i];
+    double floor = kRelevanceFloor;
+    // Known-zero engagement on a social site: nobody cared, so the text must carry it.
+    if (is_social(it.source) && c.features[i].has_engagement_data && it.engagement_total() == 0)
+      floor = kSocialZeroEngagementFloor;
+    if (it.scores.relevance < floor) {
+      drop[i] = true;
+      ++dropped;
+    }
+  }
+  erase_items(c, drop);
+  return dropped;
+}
+
+}  // namespace pipeline
