@@ -199,7 +199,6 @@ std::optional<Entry> parse_entry(const pugi::xml_node& e) {
   return out;
 }
 
-// Index of the first sub-query whose words all occur in the entry, else 0.
 // Every sub-query whose words the entry carries, as if each had been searched alone (fusion
 // counts a story found by several spellings several times, as it does for the sources asked
 // once per sub-query); else the first, which the OR query must have matched somehow (arXiv
@@ -298,15 +297,8 @@ class Arxiv final : public Source {
       return out.finish();
     }
     out.succeed();
-    std::vector<int> rank(groups.size() + 1, 0);  // arXiv's order within each sub-query
-    for (auto& e : parsed.entries) {
-      const auto subs = attribute(e.tokens, groups);
-      for (std::size_t k = 0; k + 1 < subs.size(); ++k) {
-        const auto sq = static_cast<std::size_t>(subs[k]);
-        out.add(e.item, subs[k], rank[sq]++);
-      }
-      out.add(std::move(e.item), subs.back(), rank[static_cast<std::size_t>(subs.back())]++);
-    }
+    std::vector<int> ranks(groups.size(), 0);  // arXiv's order within each sub-query
+    for (auto& e : parsed.entries) out.add_credited(std::move(e.item), attribute(e.tokens, groups), ranks);
     return out.finish();
   }
 };

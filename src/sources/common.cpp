@@ -355,6 +355,20 @@ bool ResultBuilder::add(model::Item item, int subquery, int rank) {
   return true;
 }
 
+void ResultBuilder::add_credited(model::Item item, const std::vector<int>& subqueries, std::vector<int>& ranks) {
+  model::Item* kept = nullptr;  // into result_.items: nothing is appended after it is taken
+  for (const int s : subqueries) {
+    const int rank = ranks[static_cast<std::size_t>(s)]++;
+    if (rank >= page_size_) continue;
+    if (!kept) {
+      const auto [at, fresh] = index_.try_emplace(item.id, result_.items.size());
+      if (fresh) result_.items.push_back(std::move(item));
+      kept = &result_.items[at->second];
+    }
+    kept->hits.push_back({s, rank, kept->source});
+  }
+}
+
 SourceResult ResultBuilder::finish() {
   if (!failures_.empty()) {
     const auto worst = std::max_element(failures_.begin(), failures_.end(), [](const Failure& a, const Failure& b) {

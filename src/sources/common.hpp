@@ -111,6 +111,10 @@ class ResultBuilder {
   // O(1): the same item from another request only gains a hit. False when dropped
   // (ranked past the page).
   bool add(model::Item item, int subquery, int rank);
+  // One answer to a packed query, credited back to each sub-query it answers: a hit per
+  // sub-query at that sub-query's next rank (ranks[s], counted even past the page), the item
+  // stored once. Same result as add() once per sub-query, without a copy per sub-query.
+  void add_credited(model::Item item, const std::vector<int>& subqueries, std::vector<int>& ranks);
   SourceResult finish();
   int& requests() { return result_.requests; }
 

@@ -710,7 +710,8 @@ class Reddit final : public Source {
       const bool full = items.size() >= static_cast<std::size_t>(kPackedPage);
       for (auto& item : items) {
         if (item.published_at && !q.window.contains(*item.published_at)) continue;
-        for (const int s : attribute(item, wanted)) out.add(item, s, ranks[static_cast<std::size_t>(s)]++);
+        const auto subs = attribute(item, wanted);  // before the item moves
+        out.add_credited(std::move(item), subs, ranks);
       }
       std::vector<Call> alone;
       std::vector<int> which;
