@@ -261,6 +261,26 @@ void codepoints(std::string_view s, std::vector<Cp>& out) {
   }
 }
 
+// A period that ends an abbreviation, not a sentence: an initial ("John F. Kennedy", the last
+// "." of "U.S.") or a short capitalised title before a name ("Rep. Adam Smith", "St. Louis",
+// "Dr. Who"). Guessed from the word's shape, as a reader does; a word it mistakes for a title
+// ("Meet Zed. It is fast") only joins two sentences.
+bool abbreviation_dot(const std::vector<Cp>& cps, std::size_t k) {
+  static const bool off = ablated("initials");
+  if (off || k == 0 || !word_char(cps[k - 1].cp)) return false;
+  std::size_t b = k;  // the word's first code point
+  while (b > 0 && word_char(cps[b - 1].cp)) --b;
+  const auto upper = [&](std::size_t j) { return cps[j].cp >= 'A' && cps[j].cp <= 'Z'; };
+  const std::size_t letters = k - b;
+  if (!upper(b) || letters > 3) return false;
+  if (letters == 1) return true;
+  for (std::size_t j = b + 1; j < k; ++j)
+    if (cps[j].cp < 'a' || cps[j].cp > 'z') return false;
+  std::size_t next = k + 1;  // a title comes before a capitalised name
+  while (next < cps.size() && cps[next].cp == ' ') ++next;
+  return next < cps.size() && upper(next);
+}
+
 }  // namespace
 
 std::string fold_for_match(std::string_view text) { return fold_clean(decode_escapes(text)); }
@@ -375,7 +395,7 @@ void match_words(std::string_view text, std::vector<Word>& out) {
       // plain break again.
       pending_headline = (pending_headline || !pending_break) && headline_separator(cp) && !plain_breaks;
       pending_break = true;
-    } else if (cp == '.' && (k + 1 >= cps.size() || cps[k + 1].cp == ' ')) {
+    } else if (cp == '.' && (k + 1 >= cps.size() || cps[k + 1].cp == ' ') && !abbreviation_dot(cps, k)) {
       pending_break = true;  // a sentence ends
       pending_headline = false;
     } else if (cp == '-' && k > 0 && k + 1 < cps.size() && cps[k - 1].cp == ' ' && cps[k + 1].cp == ' ') {

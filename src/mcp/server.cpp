@@ -46,6 +46,10 @@ struct Call {
   bool cancelled = false;  // guarded by State::mu
   double progress = 0;
   std::chrono::steady_clock::time_point last_progress;
+  // Held from numbering a progress notification to sending it, so sources finishing at once on
+  // several threads go out in their numbers' order (the SDK takes a lower number after a higher
+  // one for an error). Not State::mu: a host slow to read must not stall the other calls.
+  std::mutex progress_order;
 };
 
 // One thread of the pool; `done` is set (under State::mu) as its last step but returning.
@@ -112,6 +116,7 @@ void deliver(State& st, const std::shared_ptr<Batch>& batch, std::optional<json>
 
 void progress(State& st, Call& call, std::string message, std::optional<int> total) {
   if (call.progress_token.is_null()) return;
+  std::lock_guard order(call.progress_order);
   json params;
   {
     std::lock_guard lock(st.mu);

@@ -95,3 +95,19 @@ TEST(Fold, EnglishStemsJoinAWordsForms) {
   EXPECT_NE(core::english_stem("election"), core::english_stem("electric"));
   EXPECT_EQ(core::english_stem(""), "");
 }
+
+// Initials and titles end no sentence: "Rep. Adam Smith" is one name, as are "John F. Kennedy"
+// and "U.S. Senate"; a period after an ordinary word still ends one.
+TEST(Fold, AnAbbreviationsPeriodEndsNoSentence) {
+  auto breaks = [](std::string_view text) {
+    std::string out;
+    for (const auto& w : match_words(text)) out += (w.clause_break ? "|" : " ") + w.text;
+    return out;
+  };
+  EXPECT_EQ(breaks("Rep. Adam Smith and Sen. Adam Schiff"), " rep adam smith and sen adam schiff");
+  EXPECT_EQ(breaks("John F. Kennedy in the U.S. Senate"), " john f kennedy in the u s senate");
+  EXPECT_EQ(breaks("St. Louis votes. Dr. Who returns"), " st louis votes|dr who returns");
+  EXPECT_EQ(breaks("It shipped in 2026. The reviews are in. Apple said so"), " it shipped in 2026|the reviews are in|apple said so");
+  EXPECT_EQ(breaks("Rep. the people"), " rep|the people") << "a title needs a name after it";
+  EXPECT_EQ(breaks("Use REST. Then"), " use rest|then") << "an acronym is a word, not an initial";
+}

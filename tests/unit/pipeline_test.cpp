@@ -95,6 +95,18 @@ TEST(Engagement, NormalizedWithinEachStreamButNotInflated) {
   EXPECT_LT(c.items[2].scores.engagement, 40.0);
 }
 
+// The yardstick is a front-page hit, not the pool's loudest item: in a quiet pool a routine
+// question and a typical story stay what they are, and a front-page story still scores 100.
+TEST(Engagement, AQuietPoolsLoudestItemIsNoFrontPageHit) {
+  auto c = corpus("x", {item("stackexchange", "1", "x", "", kAsOf, {{"score", 10}, {"answer_count", 3}, {"view_count", 2000}}),
+                        item("hackernews", "2", "x", "", kAsOf, {{"points", 150}, {"num_comments", 60}}),
+                        item("reddit", "3", "x", "", kAsOf, {{"score", 6000}, {"num_comments", 1500}})});
+  score_engagement(c);
+  EXPECT_NEAR(c.items[0].scores.engagement, 100.0 / 1.5, 0.5) << "a typical question";
+  EXPECT_NEAR(c.items[1].scores.engagement, 100.0 / 1.5, 0.5) << "a typical story";
+  EXPECT_DOUBLE_EQ(c.items[2].scores.engagement, 100.0) << "past the yardstick, the pool's loudest";
+}
+
 TEST(Freshness, LinearOverTheWindowAndZeroWhenUndated) {
   auto fresh = item("hackernews", "1", "x", "", kWindow.to);
   auto old = item("hackernews", "2", "x", "", kWindow.from);

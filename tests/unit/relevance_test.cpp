@@ -137,6 +137,20 @@ TEST(Relevance, AHyphenatedCompoundInLowerCaseIsTheCommonWord) {
   EXPECT_GE(rel(c, 3), 0.99);
 }
 
+// A first name the corpus writes before the topic's surname again and again, and once before
+// another, is that other person there; a title's period does not hide it ("Sen. Adam Schiff").
+TEST(Relevance, AFirstNameBeforeAnotherSurnameIsSomeoneElse) {
+  auto c = scored("Rep. Adam Smith", {{.title = "Rep. Adam Smith and Rep. Mike Rogers unveil the NDAA compromise"},
+                                      {.title = "Golden Dome cost estimates are fantasy, says Rep. Adam Smith"},
+                                      {.title = "House passes the NDAA as Adam Smith urges the Senate to act"},
+                                      {.title = "Adam Smith holds a town hall in Renton"},
+                                      {.title = "Rep. Jason Smith and Sen. Adam Schiff trade jabs over tariffs"}});
+  EXPECT_GE(rel(c, 0), 0.99) << "the title's period keeps the name whole";
+  EXPECT_GE(rel(c, 1), 0.99);
+  EXPECT_LT(rel(c, 4), 0.4) << "Adam Schiff and Jason Smith are two other people";
+  EXPECT_LT(rel(c, 4), rel(c, 3));
+}
+
 TEST(Relevance, GenericWordsAloneStayUnderTheFloor) {
   auto c = scored("llama.cpp server performance tuning",
                   {{.title = "llama.cpp server performance tuning guide"},
