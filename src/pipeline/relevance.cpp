@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/fold.hpp"
 #include "pipeline/stages.hpp"
@@ -35,7 +36,7 @@ constexpr int kFeedbackMin = 4;          // strong matches with context before f
 constexpr double kUnsupported = 0.8, kSupported = 1.15;
 constexpr int kLearnMin = 3;             // occurrences before the corpus says how a word is written
 constexpr double kLearnShare = 0.7;
-constexpr double kMention = 0.6;         // the topic named after another of its kind: an aside
+constexpr double kMention = 0.6;         // the topic named after another of its kind, or as a reference: an aside
 constexpr std::size_t kVersionReach = 3;  // "Postgres 18 to 19": a version a few words after its name
 
 using Conflict = Evidence::Conflict;
@@ -201,6 +202,7 @@ class Scorer {
     }
     window_share_ = 0;
     window_ordered_ = true;
+    if (title && best >= 0 && !ev.mention) ev.mention = named_as_reference(w, best_start);
     int in_window = 0, framed = 0, last_pos = -1;
     double framed_weight = 0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -241,6 +243,22 @@ class Scorer {
       if (o.valid && (valid < 0 || o.pos < valid)) valid = o.pos;
     }
     return conflict >= 0 && valid > conflict;
+  }
+
+  // The topic named as a reference point for another subject: "like the UK Online Safety Act",
+  // "Nach dem GDL-Streik jetzt ver.di-Warnstreik", "faster than Bun". A closed class of words
+  // (comparison and sequence, in the languages the stemmer and the folding cover), read
+  // through an article. Not "before": "before the vote" is how a preview is titled.
+  bool named_as_reference(const std::vector<MatchWord>& w, std::size_t at) const {
+    static const bool off = core::ablated("reference");
+    static const std::unordered_set<std::string_view> kArticles{"the", "a", "an", "dem", "der", "die", "das", "den", "des",
+                                                                "le", "la", "les", "l", "el", "los", "las"};
+    static const std::unordered_set<std::string_view> kReference{"like",  "unlike", "after", "since", "than",  "nach", "seit",
+                                                                 "wie",   "comme",  "apres", "como",  "tras",  "despues"};
+    if (off) return false;
+    std::size_t p = at;
+    while (p > 0 && !(w[p].flags & kBreak) && kArticles.count(dict_.text(w[p - 1].id)) > 0) --p;
+    return p > 0 && !(w[p].flags & kBreak) && kReference.count(dict_.text(w[p - 1].id)) > 0;
   }
 
   bool covers(const Occ& o, std::size_t i) const { return o.first <= i && i <= o.last; }

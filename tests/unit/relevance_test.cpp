@@ -151,6 +151,21 @@ TEST(Relevance, AFirstNameBeforeAnotherSurnameIsSomeoneElse) {
   EXPECT_LT(rel(c, 4), rel(c, 3));
 }
 
+// The topic as another subject's reference point is an aside, in the languages folded
+// ("like the X", "nach dem X", "faster than X"); "before the X" is how a preview is titled.
+TEST(Relevance, TheTopicNamedAsAReferencePointIsAnAside) {
+  auto c = scored("UK Online Safety Act", {{.title = "The UK Online Safety Act created Europe's biggest ID honeypot"},
+                                           {.title = "EU chat control position: like the UK Online Safety Act, for messages"},
+                                           {.title = "Before the UK Online Safety Act review, Ofcom publishes its data"}});
+  EXPECT_GE(rel(c, 0), 0.99);
+  EXPECT_LT(rel(c, 1), 0.7) << "a comparison's reference point";
+  EXPECT_GE(rel(c, 2), 0.99);
+  auto de = scored("GDL Streik", {{.title = "GDL-Streik ab Mittwoch: DB erwartet massive Ausfälle"},
+                                  {.title = "Nach dem GDL-Streik jetzt ver.di-Warnstreik an sieben Flughäfen"}});
+  EXPECT_GE(rel(de, 0), 0.99);
+  EXPECT_LT(rel(de, 1), 0.7) << "what came after it is the subject";
+}
+
 TEST(Relevance, GenericWordsAloneStayUnderTheFloor) {
   auto c = scored("llama.cpp server performance tuning",
                   {{.title = "llama.cpp server performance tuning guide"},
