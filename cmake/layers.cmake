@@ -18,7 +18,8 @@ set(L30_LAYERS
   "discover: core http model persist pipeline sources store"
   "app: core discover http model notify persist pipeline proc render sources store synth"
   "mcp: app core discover model render sources"
-  "cli: app core discover http mcp model notify persist pipeline render sources store synth")
+  "cli: app core discover http model notify persist pipeline render sources store synth"
+  "program: app cli core discover mcp persist")
 
 set(L30_LAYER_NAMES "")
 set(L30_LAYER_ROOT ${CMAKE_BINARY_DIR}/layers)

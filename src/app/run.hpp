@@ -31,7 +31,7 @@ struct RunContext {
   core::Config config;
   core::UnixSeconds now;  // wall clock, or the recording's clock under --replay
   std::shared_ptr<http::Client> client;
-  discover::SubRun subrun = discover::research_subrun;  // only a test build changes it (cli::TestSeams)
+  discover::SubRun subrun = discover::research_subrun;  // only a test build changes it (program::TestSeams)
   // The sources' HTTP session (sources::Fetcher::session) shared by discovery's listings
   // and sub-runs: one Bluesky login, one Reddit token.
   std::uint64_t http_session = sources::Fetcher::new_session();

@@ -1,19 +1,14 @@
 #include "cli/app.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 
 #include "cli/commands.hpp"
 #include "cli/config_check.hpp"
 #include "cli/options.hpp"
-#include "core/exit.hpp"
 #include "core/file.hpp"
 #include "core/json.hpp"
 #include "core/log.hpp"
@@ -21,7 +16,6 @@
 #include "core/text.hpp"
 #include "core/url.hpp"
 #include "http/client.hpp"
-#include "mcp/server.hpp"
 #include "pipeline/research.hpp"
 #include "store/store.hpp"
 #include "synth/synthesize.hpp"
@@ -87,10 +81,7 @@ int usage(const std::string& message) { return fail(2, message); }
 
 }  // namespace
 
-int run(int argc, const char* const* argv, const TestSeams& seams) {
-  // The one Writer of the process: only commands run from here may write files. It
-  // outlives run(): an MCP call abandoned at shutdown may still hold it. (It has no state.)
-  static const persist::Writer writer;
+int prepare(int argc, const char* const* argv, const persist::Writer& writer, std::optional<Launch>* launch) {
   const auto wall_now = core::now_unix();
   auto parsed = parse_args(argc, argv, wall_now);
   if (!parsed.options) {
@@ -121,7 +112,6 @@ int run(int argc, const char* const* argv, const TestSeams& seams) {
   if (!output) return usage(fmt::format("--output '{}': {}", o.output_file, output_error));
 
   app::RunContext ctx{core::Config::from_process(), wall_now, nullptr};
-  if (seams.subrun != nullptr) ctx.subrun = seams.subrun;
   for (const auto& secret : ctx.config.secret_values()) core::redact::add_secret(secret);  // warns about unsafe ones
   if (!ctx.config.file_error().empty()) return usage(ctx.config.file_error());
   for (const auto& w : config_warnings(ctx.config)) std::fprintf(stderr, "last30days: warning: %s\n", w.c_str());
@@ -169,52 +159,23 @@ int run(int argc, const char* const* argv, const TestSeams& seams) {
     return 2;
   }
 
-  const Frame frame{ctx, *output, writer};
+  launch->emplace(Launch{std::move(o), std::move(ctx), std::move(*output)});
+  return 0;
+}
+
+int execute(Launch& launch, const persist::Writer& writer) {
+  const Options& o = launch.options;
+  const Frame frame{launch.ctx, launch.output, writer};
   switch (o.command) {
     case Command::research: return research_command(o, frame);
     case Command::discover: return discover_command(o, frame);
     case Command::doctor: return doctor_command(o, frame);
-    case Command::mcp: return mcp::serve(std::make_shared<const app::RunContext>(ctx), writer);
+    case Command::mcp: return 1;          // served by the MCP front end (program::run)
     case Command::completions: return 1;  // answered by parse_args
     case Command::library: return library_command(o, frame);
     case Command::watch: return watch_command(o, frame);
   }
   return 1;
-}
-
-namespace {
-
-// Descriptors 0-2 are always open: a closed stdout must make writes fail, not hand its
-// number to the first file or socket the process opens. The stand-in is read-only, so a
-// write to it fails (EBADF) and is reported.
-void occupy_standard_descriptors() {
-  for (int fd = 0; fd <= 2; ++fd)
-    if (::fcntl(fd, F_GETFD) < 0) {
-      const int stand_in = ::open("/dev/null", O_RDONLY);
-      if (stand_in >= 0 && stand_in != fd) {
-        ::dup2(stand_in, fd);
-        ::close(stand_in);
-      }
-    }
-}
-
-}  // namespace
-
-void main_process(int argc, char** argv, const TestSeams& seams) {
-  occupy_standard_descriptors();
-  // A reader that goes away (`| head`) is an EPIPE the writer handles quietly, not a signal.
-  std::signal(SIGPIPE, SIG_IGN);
-  int code = 1;
-  try {
-    code = run(argc, argv, seams);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "last30days: internal error: %s\n", e.what());
-    code = 1;
-  } catch (...) {
-    std::fprintf(stderr, "last30days: internal error\n");
-    code = 1;
-  }
-  core::exit_process(code);
 }
 
 }  // namespace cli

@@ -1,22 +1,28 @@
 #pragma once
-// The program: parse -> validate -> build components -> run a command -> exit code.
-#include "discover/enrich.hpp"
+// The terminal front end's two halves, which the program (program::run) calls in turn:
+// argv -> validated options, the run context and the output, all checked before any
+// request; then the command. `mcp` is parsed here but served by the MCP front end.
+#include <optional>
+
+#include "app/run.hpp"
+#include "cli/options.hpp"
+#include "persist/writer.hpp"
 
 namespace cli {
 
-// Seams for a test build of the program, and nothing else: the production main() passes
-// none, and no flag, variable or file can set one. A test executable links the same
-// library with its own main() to drive the real program down a path no upstream can
-// force -- a discovery sub-run that ignores cancellation, to exercise abandonment.
-struct TestSeams {
-  discover::SubRun subrun = nullptr;  // replaces discover::research_subrun
+// A command line ready to run.
+struct Launch {
+  Options options;
+  app::RunContext ctx;
+  persist::Output output;  // --output or stdout, opened before any request
 };
 
-// Exit codes (spec §2): 0 ok (also nothing-solid and degraded sources), 2 usage or
-// contract error, 3 --strict with a degraded source, 4 no source answered, 1 internal error.
-int run(int argc, const char* const* argv, const TestSeams& seams = {});
+// Parses and checks argv, reads the configuration and builds the HTTP client. Sets
+// *launch when the command is to run (and returns 0); otherwise the command line has been
+// answered here (help, a version, a usage error, printed) and the result is its exit code.
+int prepare(int argc, const char* const* argv, const persist::Writer& writer, std::optional<Launch>* launch);
 
-// The whole process around run(): standard descriptors, SIGPIPE, errors, the exit path.
-[[noreturn]] void main_process(int argc, char** argv, const TestSeams& seams = {});
+// Runs a prepared command at the terminal (every command but `mcp`). Exit codes: spec §2.
+int execute(Launch& launch, const persist::Writer& writer);
 
 }  // namespace cli

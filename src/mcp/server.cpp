@@ -81,7 +81,7 @@ struct Session::State {
   std::condition_variable cv;  // the queue, a worker finishing
   Sink sink;
   std::shared_ptr<const app::RunContext> ctx;
-  const persist::Writer* writer = nullptr;  // lives as long as the process (cli::run)
+  const persist::Writer* writer = nullptr;  // lives as long as the process (program::run)
   std::string protocol;  // negotiated; empty before initialize
   std::map<std::string, std::shared_ptr<Call>> calls;  // queued or running, by id
   std::deque<std::shared_ptr<Call>> queue;             // waiting for a worker

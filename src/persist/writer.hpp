@@ -1,6 +1,6 @@
 #pragma once
 // The capability to write output files. Minted once, by the top-level command
-// (cli::run), and handed down by reference to the code that saves briefs, bundles and
+// (program::run), and handed down by reference to the code that saves briefs, bundles and
 // --output files. Research runs and enrichment sub-runs never receive one; it cannot
 // be copied, moved or default-constructed, so nothing else can hold one. An Output (an
 // opened destination) can only come from a Writer and cannot be copied either.
@@ -26,10 +26,10 @@
 #include <string>
 #include <string_view>
 
-namespace cli {
+namespace program {
 struct TestSeams;
 int run(int argc, const char* const* argv, const TestSeams& seams);
-}
+}  // namespace program
 
 namespace persist {
 
@@ -90,7 +90,7 @@ class Writer {
 
  private:
   Writer() = default;
-  friend int cli::run(int argc, const char* const* argv, const cli::TestSeams& seams);
+  friend int program::run(int argc, const char* const* argv, const program::TestSeams& seams);
   friend const Writer& testing::writer();
 };
 

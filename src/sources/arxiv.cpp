@@ -199,22 +199,6 @@ std::optional<Entry> parse_entry(const pugi::xml_node& e) {
   return out;
 }
 
-// Every sub-query whose words the entry carries, as if each had been searched alone (fusion
-// counts a story found by several spellings several times, as it does for the sources asked
-// once per sub-query); else the first, which the OR query must have matched somehow (arXiv
-// also searches the abstract's stems).
-std::vector<int> attribute(const std::set<std::string>& entry_tokens, const std::vector<Terms>& groups) {
-  std::vector<int> out;
-  for (std::size_t i = 0; i < groups.size(); ++i) {
-    const auto& tokens = groups[i].tokens;
-    if (tokens.empty()) continue;
-    if (std::all_of(tokens.begin(), tokens.end(), [&](const std::string& t) { return entry_tokens.count(t) > 0; }))
-      out.push_back(static_cast<int>(i));
-  }
-  if (out.empty()) out.push_back(0);
-  return out;
-}
-
 struct Parsed {
   std::optional<Failure> failure;
   std::vector<Entry> entries;
@@ -297,8 +281,15 @@ class Arxiv final : public Source {
       return out.finish();
     }
     out.succeed();
+    // Each entry credited to the sub-queries whose words (its all: terms') its title and
+    // abstract carry (answered_subqueries; arXiv also searches the abstract's stems).
+    std::vector<std::vector<std::string>> wanted;
+    for (const auto& g : groups) wanted.push_back(g.tokens);
     std::vector<int> ranks(groups.size(), 0);  // arXiv's order within each sub-query
-    for (auto& e : parsed.entries) out.add_credited(std::move(e.item), attribute(e.tokens, groups), ranks);
+    for (auto& e : parsed.entries) {
+      const auto subs = answered_subqueries(wanted, [&](const std::string& w) { return e.tokens.count(w) > 0; });
+      out.add_credited(std::move(e.item), subs, ranks);
+    }
     return out.finish();
   }
 };

@@ -22,6 +22,14 @@ sources::Query two_queries() {
   return q;
 }
 
+// One feed entry of that window with this title.
+std::string entry(std::string_view id, std::string_view title) {
+  return fmt::format(
+      "<entry><id>http://arxiv.org/abs/{0}v1</id><title>{1}</title><summary>s</summary>"
+      "<published>2026-11-20T10:00:00Z</published><author><name>A</name></author></entry>",
+      id, title);
+}
+
 }  // namespace
 
 TEST(Arxiv, ParsesEntriesIntoItems) {
@@ -73,12 +81,6 @@ TEST(Arxiv, ParsesEntriesIntoItems) {
 // to each (fusion counts a story that several spellings find, as for sources asked once per
 // sub-query), ranked in arXiv's order within each.
 TEST(Arxiv, AnEntryIsCreditedToEverySubQueryWhoseWordsItCarries) {
-  auto entry = [](std::string_view id, std::string_view title) {
-    return fmt::format(
-        "<entry><id>http://arxiv.org/abs/{0}v1</id><title>{1}</title><summary>s</summary>"
-        "<published>2026-11-20T10:00:00Z</published><author><name>A</name></author></entry>",
-        id, title);
-  };
   const std::string feed = "<?xml version='1.0' encoding='UTF-8'?><feed xmlns=\"http://www.w3.org/2005/Atom\">" +
                            entry("2611.00001", "Memory safety of the Rust borrow checker") +
                            entry("2611.00002", "Memory safety in C") + "</feed>";
@@ -99,6 +101,25 @@ TEST(Arxiv, AnEntryIsCreditedToEverySubQueryWhoseWordsItCarries) {
   EXPECT_EQ(one.hits[0].subquery, 1);
   EXPECT_EQ(one.hits[0].rank, 1) << "second in the second sub-query's own order";
   EXPECT_EQ(f.requests().size(), 1u) << "still one request";
+}
+
+// An entry the OR query returned but whose words match no sub-query whole (arXiv also
+// searches fields and stems the feed does not show) goes to the sub-query it shares most
+// words with, as reddit's packed answers do; sharing none, to the main one.
+TEST(Arxiv, AnEntryMatchingNoSubQueryWhollyGoesToTheOneItSharesMostWordsWith) {
+  const std::string feed = "<?xml version='1.0' encoding='UTF-8'?><feed xmlns=\"http://www.w3.org/2005/Atom\">" +
+                           entry("2611.00003", "Safety cases for medical devices") +
+                           entry("2611.00004", "Graph coloring bounds") + "</feed>";
+  FixtureFetcher f;
+  f.on_body("export.arxiv.org/api/query", feed, kAtom);
+  TestEnv t(f);
+  auto r = arxiv().search(two_queries(), t.env);
+  ASSERT_EQ(r.state, SourceState::ok) << r.reason;
+  ASSERT_EQ(r.items.size(), 2u);
+  ASSERT_EQ(r.items[0].hits.size(), 1u);
+  EXPECT_EQ(r.items[0].hits[0].subquery, 1) << "'safety' is the second sub-query's word, none is the first's";
+  ASSERT_EQ(r.items[1].hits.size(), 1u);
+  EXPECT_EQ(r.items[1].hits[0].subquery, 0) << "no word shared: the main sub-query";
 }
 
 TEST(Arxiv, OneRequestCombinesSubQueriesWithTheWindow) {

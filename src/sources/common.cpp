@@ -369,6 +369,23 @@ void ResultBuilder::add_credited(model::Item item, const std::vector<int>& subqu
   }
 }
 
+std::vector<int> answered_subqueries(const std::vector<std::vector<std::string>>& wanted,
+                                     const std::function<bool(const std::string&)>& carries) {
+  std::vector<int> all;
+  int best = 0;
+  std::size_t best_overlap = 0;
+  for (std::size_t s = 0; s < wanted.size(); ++s) {
+    const auto overlap = static_cast<std::size_t>(std::count_if(wanted[s].begin(), wanted[s].end(), carries));
+    if (!wanted[s].empty() && overlap == wanted[s].size()) all.push_back(static_cast<int>(s));
+    if (overlap > best_overlap) {
+      best_overlap = overlap;
+      best = static_cast<int>(s);
+    }
+  }
+  if (all.empty()) all.push_back(best);
+  return all;
+}
+
 SourceResult ResultBuilder::finish() {
   if (!failures_.empty()) {
     const auto worst = std::max_element(failures_.begin(), failures_.end(), [](const Failure& a, const Failure& b) {

@@ -126,6 +126,15 @@ class ResultBuilder {
   int page_size_;
 };
 
+// The sub-queries one answer to a packed query answers (one request for every sub-query:
+// reddit's OR of groups, arXiv's OR of clauses), as if each had been searched alone: every
+// sub-query whose words the answer carries (fusion counts a story found by several spellings
+// several times); else the one it shares most words with, the first on a tie (the source also
+// searched text the answer does not show, and stems). wanted[s]: the words sub-query s
+// required; carries: whether the answer holds a word. Both in the source's own word model.
+std::vector<int> answered_subqueries(const std::vector<std::vector<std::string>>& wanted,
+                                     const std::function<bool(const std::string&)>& carries);
+
 // Appends an engagement field only when the platform reported a plausible number:
 // finite, |v| <= 1e12, and not negative unless the field is a net score (a downvoted
 // question really scores -3; a count of -1 is not a count).

@@ -378,26 +378,13 @@ std::vector<std::string> required_words(std::string_view text) {
   return out;
 }
 
-// Every sub-query whose words the post carries; else the one it shares most words with
-// (reddit also searches the self-text past the snippet, and stems).
+// The sub-queries a post answers (answered_subqueries), by the words of its title, snippet
+// and subreddit (reddit also searches the self-text past the snippet, and stems).
 std::vector<int> attribute(const model::Item& item, const std::vector<std::vector<std::string>>& wanted) {
   std::unordered_set<std::string> have;
   for (auto& w : core::match_words(item.title + " " + item.snippet + " " + item.container.value_or("")))
     have.insert(std::move(w.text));
-  std::vector<int> all;
-  int best = 0;
-  std::size_t best_overlap = 0;
-  for (std::size_t s = 0; s < wanted.size(); ++s) {
-    const auto overlap = static_cast<std::size_t>(
-        std::count_if(wanted[s].begin(), wanted[s].end(), [&](const std::string& w) { return have.count(w) > 0; }));
-    if (!wanted[s].empty() && overlap == wanted[s].size()) all.push_back(static_cast<int>(s));
-    if (overlap > best_overlap) {
-      best_overlap = overlap;
-      best = static_cast<int>(s);
-    }
-  }
-  if (all.empty()) all.push_back(best);
-  return all;
+  return answered_subqueries(wanted, [&](const std::string& w) { return have.count(w) > 0; });
 }
 
 // Merges archive scores into keyless items. Returns why scores are missing, if they are.

@@ -10,8 +10,8 @@
 #include <fstream>
 #include <mutex>
 
-#include "child.hpp"
 #include "core/text.hpp"
+#include "mcp_child.hpp"
 #include "scenario.hpp"
 
 using namespace testing_support;
@@ -283,25 +283,17 @@ TEST(SecretsCli, ACredentialThatLooksLikeJsonNeverBreaksTheJson) {
     EXPECT_EQ(j["kind"], "research") << value;
     EXPECT_NE(r.err.find("GITHUB_TOKEN is too short or too common"), std::string::npos) << value << ": " << r.err;
 
-    const char* other = std::getenv("L30_BINARY_UNDER_TEST");  // as run_last30days does
-    Child mcp({other != nullptr && *other != '\0' ? other : L30_BINARY, "mcp"}, env);
-    mcp.write(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},)"
-              R"("clientInfo":{"name":"t","version":"1"}}})" "\n");
-    const auto hello = mcp.read_line(10s);
+    McpChild mcp(env);
+    const auto hello = mcp.initialize();
     ASSERT_TRUE(hello) << mcp.err();
     EXPECT_FALSE(json::parse(*hello, nullptr, false).is_discarded()) << value << ": " << *hello;
-    mcp.write(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"research","arguments":)"
-              R"({"topic":"tokio runtime","as_of":"2026-11-29","sources":["hackernews","github"]}}})" "\n");
-    for (;;) {
-      const auto line = mcp.read_line(30s);
-      ASSERT_TRUE(line) << mcp.err();
-      const auto reply = json::parse(*line, nullptr, false);
-      ASSERT_FALSE(reply.is_discarded()) << value << ": " << *line;
-      if (reply.contains("method")) continue;  // progress
-      EXPECT_EQ(reply["result"]["isError"], false) << value << ": " << *line;
-      EXPECT_EQ(reply["result"]["structuredContent"]["kind"], "research") << value;
-      break;
-    }
+    mcp.call("research", R"({"topic":"tokio runtime","as_of":"2026-11-29","sources":["hackernews","github"]})");
+    const auto line = mcp.reply(30s);
+    ASSERT_TRUE(line) << mcp.err();
+    const auto reply = json::parse(*line, nullptr, false);
+    ASSERT_FALSE(reply.is_discarded()) << value << ": " << *line;
+    EXPECT_EQ(reply["result"]["isError"], false) << value << ": " << *line;
+    EXPECT_EQ(reply["result"]["structuredContent"]["kind"], "research") << value;
     mcp.close_stdin();
     EXPECT_EQ(mcp.wait(5s), 0);
   }

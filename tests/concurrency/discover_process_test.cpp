@@ -148,7 +148,7 @@ TEST(DiscoverProcess, SubRunsWriteNothing) {
   EXPECT_EQ(entries, static_cast<int>(s.fake().log().size())) << "one entry per exchange, nothing more";
 }
 
-// The abandonment path of the real program: the test build (cli::TestSeams) makes the
+// The abandonment path of the real program: the test build (program::TestSeams) makes the
 // quantum topic's sub-run block inside the shared HTTP client on a request with no deadline
 // and no stop token. The process must still answer within the budget, report the topic as
 // nomination-only, say a sub-run was abandoned, and exit cleanly with the straggler alive

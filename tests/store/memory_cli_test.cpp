@@ -9,8 +9,8 @@
 #include <filesystem>
 
 #include "core/time.hpp"
-#include "child.hpp"
 #include "hn_world.hpp"
+#include "mcp_child.hpp"
 
 using namespace testing_support;
 using namespace std::chrono_literals;
@@ -177,24 +177,16 @@ TEST(MemoryCli, ASpentRequestBudgetSkipsTheSourceAsRateLimited) {
     const auto log_before_mcp = w.fake().log().size();
     auto env = w.env();
     for (const auto& [k, v] : budget) env[k] = v;
-    const char* other = std::getenv("L30_BINARY_UNDER_TEST");  // as run_last30days does
-    Child mcp({other != nullptr && *other != '\0' ? other : L30_BINARY, "mcp"}, env);
-    mcp.write(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},)"
-              R"("clientInfo":{"name":"t","version":"1"}}})" "\n");
-    ASSERT_TRUE(mcp.read_line(10s)) << mcp.err();
-    mcp.write(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"research","arguments":)"
-              R"({"topic":"zig comptime","sources":["hackernews"]}}})" "\n");
-    for (;;) {
-      const auto line = mcp.read_line(30s);
-      ASSERT_TRUE(line) << mcp.err();
-      const auto reply = nlohmann::json::parse(*line, nullptr, false);
-      ASSERT_FALSE(reply.is_discarded()) << *line;
-      if (reply.contains("method")) continue;  // progress
-      const auto& st = reply["result"]["structuredContent"]["source_status"]["hackernews"];
-      EXPECT_EQ(st["state"], "rate-limited") << *line;
-      EXPECT_NE(st["reason"].get<std::string>().find("LAST30DAYS_BUDGET_HACKERNEWS=1"), std::string::npos) << *line;
-      break;
-    }
+    McpChild mcp(env);
+    ASSERT_TRUE(mcp.initialize()) << mcp.err();
+    mcp.call("research", R"({"topic":"zig comptime","sources":["hackernews"]})");
+    const auto line = mcp.reply(30s);
+    ASSERT_TRUE(line) << mcp.err();
+    const auto reply = nlohmann::json::parse(*line, nullptr, false);
+    ASSERT_FALSE(reply.is_discarded()) << *line;
+    const auto& st = reply["result"]["structuredContent"]["source_status"]["hackernews"];
+    EXPECT_EQ(st["state"], "rate-limited") << *line;
+    EXPECT_NE(st["reason"].get<std::string>().find("LAST30DAYS_BUDGET_HACKERNEWS=1"), std::string::npos) << *line;
     mcp.close_stdin();
     EXPECT_EQ(mcp.wait(5s), 0);
     EXPECT_EQ(w.fake().log().size(), log_before_mcp) << "no request was made over MCP either";

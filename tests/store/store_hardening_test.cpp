@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "child.hpp"
+#include "mcp_child.hpp"
 #include "pg_cluster.hpp"
 #include "scenario.hpp"
 
@@ -131,28 +131,21 @@ TEST(StoreHardening, AFrozenServerCostsTheStoreShareNotTheBrief) {
   // research answers (not a tool error), saying it was not recorded.
   {
     env.erase("LAST30DAYS_BUDGET_GITHUB");
-    const char* other = std::getenv("L30_BINARY_UNDER_TEST");  // as run_last30days does
-    Child mcp({other != nullptr && *other != '\0' ? other : L30_BINARY, "mcp"}, env);
-    mcp.write(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},)"
-              R"("clientInfo":{"name":"t","version":"1"}}})" "\n");
-    ASSERT_TRUE(mcp.read_line(10s)) << mcp.err();
+    McpChild mcp(env);
+    ASSERT_TRUE(mcp.initialize()) << mcp.err();
     const auto asked = std::chrono::steady_clock::now();
-    mcp.write(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"research","arguments":)"
-              R"({"topic":"tokio runtime","as_of":"2026-11-29","sources":["hackernews"],"store":true,"timeout_seconds":20}}})" "\n");
-    for (;;) {
-      const auto line = mcp.read_line(40s);
-      ASSERT_TRUE(line) << mcp.err();
-      const auto reply = nlohmann::json::parse(*line, nullptr, false);
-      ASSERT_FALSE(reply.is_discarded()) << *line;
-      if (reply.contains("method")) continue;  // progress
-      EXPECT_LT(std::chrono::steady_clock::now() - asked, 12s) << "the store's share, not the 20 s call";
-      EXPECT_EQ(reply["result"]["isError"], false) << line->substr(0, 400);
-      const auto& sc = reply["result"]["structuredContent"];
-      EXPECT_GT(sc["items"].size(), 0u) << "the research is the answer";
-      EXPECT_NE(sc["warnings"].dump().find("not recorded"), std::string::npos) << sc["warnings"].dump();
-      EXPECT_EQ(line->find("pw@"), std::string::npos) << "the URL's password is never sent to the host";
-      break;
-    }
+    mcp.call("research",
+             R"({"topic":"tokio runtime","as_of":"2026-11-29","sources":["hackernews"],"store":true,"timeout_seconds":20})");
+    const auto line = mcp.reply(40s);
+    ASSERT_TRUE(line) << mcp.err();
+    const auto reply = nlohmann::json::parse(*line, nullptr, false);
+    ASSERT_FALSE(reply.is_discarded()) << *line;
+    EXPECT_LT(std::chrono::steady_clock::now() - asked, 12s) << "the store's share, not the 20 s call";
+    EXPECT_EQ(reply["result"]["isError"], false) << line->substr(0, 400);
+    const auto& sc = reply["result"]["structuredContent"];
+    EXPECT_GT(sc["items"].size(), 0u) << "the research is the answer";
+    EXPECT_NE(sc["warnings"].dump().find("not recorded"), std::string::npos) << sc["warnings"].dump();
+    EXPECT_EQ(line->find("pw@"), std::string::npos) << "the URL's password is never sent to the host";
     mcp.close_stdin();
     EXPECT_EQ(mcp.wait(5s), 0);
   }

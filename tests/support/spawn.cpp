@@ -131,12 +131,14 @@ ProcessResult run_last30days(const std::vector<std::string>& args, const std::ma
   return run_last30days(args, env, options);
 }
 
+std::string binary_under_test() {
+  const char* other = std::getenv("L30_BINARY_UNDER_TEST");
+  return other != nullptr && *other != '\0' ? other : L30_BINARY;
+}
+
 ProcessResult run_last30days(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
                              const SpawnOptions& options) {
-  // L30_BINARY_UNDER_TEST runs these tests against another build (an older one, to see a
-  // regression test fail there).
-  const char* other = std::getenv("L30_BINARY_UNDER_TEST");
-  std::vector<std::string> full{other != nullptr && *other != '\0' ? other : L30_BINARY};
+  std::vector<std::string> full{binary_under_test()};
   full.insert(full.end(), args.begin(), args.end());
   return run_binary(full, env, options);
 }

@@ -47,6 +47,10 @@ ProcessResult run_binary(const std::vector<std::string>& args, const std::map<st
                          std::chrono::milliseconds watchdog = std::chrono::milliseconds(60000),
                          const std::string& stdin_data = "");
 
+// The binary the process tests run: L30_BINARY_UNDER_TEST when set (another build, an older
+// one, to see a regression test fail there), else this build's last30days.
+std::string binary_under_test();
+
 ProcessResult run_last30days(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,
                              std::chrono::milliseconds watchdog = std::chrono::milliseconds(60000));
 ProcessResult run_last30days(const std::vector<std::string>& args, const std::map<std::string, std::string>& env,

@@ -5,9 +5,9 @@
 // binary down the abandonment path; the production binary has no way to reach the seam.
 #include <thread>
 
-#include "cli/app.hpp"
 #include "core/text.hpp"
 #include "http/client.hpp"
+#include "program/program.hpp"
 
 namespace {
 
@@ -22,4 +22,4 @@ discover::SubRunResult ignores_cancellation(const discover::SubRunContext& ctx, 
 
 }  // namespace
 
-int main(int argc, char** argv) { cli::main_process(argc, argv, {ignores_cancellation}); }
+int main(int argc, char** argv) { program::main_process(argc, argv, {ignores_cancellation}); }

@@ -1,6 +1,7 @@
 // The pipeline's formulas, one stage at a time.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -29,10 +30,16 @@ model::Item item(std::string source, std::string id, std::string title, std::str
   return it;
 }
 
-Corpus corpus(std::string topic, std::vector<model::Item> items) {
+// A corpus as the fetch leaves it: nothing normalized or scored (what rank() starts from).
+Corpus unranked(std::string topic, std::vector<model::Item> items) {
   Corpus c;
   c.items = std::move(items);
   c.topic = analyze_topic(topic, c.dict);
+  return c;
+}
+
+Corpus corpus(std::string topic, std::vector<model::Item> items) {
+  Corpus c = unranked(std::move(topic), std::move(items));
   normalize(c);
   return c;
 }
@@ -502,4 +509,89 @@ TEST(Cluster, StoriesDoNotMixDifferentFacts) {
   EXPECT_EQ(cluster_of["hackernews:1"], cluster_of["lobsters:3"]) << "one release, one story";
   EXPECT_NE(cluster_of["hackernews:1"], cluster_of["reddit:2"]) << "Rust 1.91 and 1.92 are two releases";
   EXPECT_NE(cluster_of["hackernews:4"], cluster_of["reddit:5"]) << "released and not released are two facts";
+}
+
+// The ranking as the runner calls it (rank.cpp, stages 3-12), on a corpus nothing has touched.
+namespace {
+
+std::vector<model::Item> rank_items() {
+  return {
+      item("hackernews", "quiet", "Tokio runtime 2.0 released", "https://tokio.rs/blog/2-0", kAsOf,
+           {{"points", 12}, {"num_comments", 3}}),
+      item("reddit", "cross", "Tokio runtime 2.0 released", "https://tokio.rs/blog/2-0?utm_source=reddit", kAsOf - kDay,
+           {{"score", 40}, {"num_comments", 5}}),
+      item("hackernews", "old", "Tokio runtime internals", "", kWindow.from - 5 * kDay,
+           {{"points", 5000}, {"num_comments", 900}}),
+      item("hackernews", "loud", "Show HN: a garden planner for balconies", "", kAsOf, {{"points", 3000}, {"num_comments", 800}}),
+      item("hackernews", "near", "A new JavaScript runtime", "", kAsOf, {{"points", 2000}, {"num_comments", 600}})};
+}
+
+RankSpec rank_spec() { return {kWindow, {{"tokio runtime", 1.0}}, {}}; }
+
+std::vector<std::string> ids(const Corpus& c) {
+  std::vector<std::string> out;
+  for (const auto& it : c.items) out.push_back(it.id);
+  return out;
+}
+
+bool holds(const Corpus& c, const std::string& id) {
+  return std::any_of(c.items.begin(), c.items.end(), [&](const model::Item& it) { return it.id == id; });
+}
+
+}  // namespace
+
+TEST(Rank, EachStageWorksOnWhatTheOneBeforeLeft) {
+  auto c = unranked("tokio runtime", rank_items());
+  const auto r = rank(c, rank_spec());
+  // The window comes first: the loudest item, from before the window, is in no later stage's output.
+  EXPECT_EQ(r.windowed, 1);
+  EXPECT_FALSE(holds(c, "hackernews:old")) << testing::PrintToString(ids(c));
+  // Then relevance and the prune: the loud item off the topic is dropped, however many points it has.
+  EXPECT_EQ(r.pruned, 1);
+  EXPECT_FALSE(holds(c, "hackernews:loud")) << testing::PrintToString(ids(c));
+  // Dedupe folds the cross-post (same canonical URL) into one item that says where else it was.
+  EXPECT_EQ(r.folded, 1);
+  ASSERT_EQ(c.items.size(), 2u) << testing::PrintToString(ids(c));
+  // Fusion and the rerank order what is left: the story on the topic outranks the louder item
+  // that only shares a word with it.
+  EXPECT_EQ(c.items[1].id, "hackernews:near");
+  EXPECT_GT(c.items[0].scores.final, c.items[1].scores.final);
+  EXPECT_EQ(c.items[0].also_seen.size(), 1u);
+  EXPECT_FALSE(c.items[0].why.empty()) << "the rerank wrote its reason";
+  // Clustering comes last: every item that is left belongs to a story, best first, and a
+  // story holds only items that are left.
+  ASSERT_FALSE(r.clusters.empty());
+  EXPECT_EQ(r.clusters[0].items.front(), c.items[0].id);
+  for (const auto& it : c.items) EXPECT_FALSE(it.cluster.empty()) << it.id;
+  for (const auto& story : r.clusters)
+    for (const auto& id : story.items) EXPECT_TRUE(holds(c, id)) << story.title << " holds " << id << ", no longer an item";
+}
+
+TEST(Rank, ASliceStopsWhereAskedAndTheRestFinishesTheRanking) {
+  auto whole = unranked("tokio runtime", rank_items());
+  const auto all = rank(whole, rank_spec());
+
+  auto c = unranked("tokio runtime", rank_items());
+  auto head = rank_spec();
+  head.last = Stage::stream_ranks;
+  const auto scored = rank(c, head);
+  EXPECT_EQ(scored.windowed, 1) << "the window is inside the slice";
+  EXPECT_EQ(c.items.size(), 4u) << "no prune, no dedupe: " << testing::PrintToString(ids(c));
+  EXPECT_TRUE(holds(c, "hackernews:loud"));
+  EXPECT_TRUE(scored.clusters.empty());
+  for (const auto& it : c.items) {
+    EXPECT_EQ(it.scores.final, 0) << it.id << ": fusion is outside the slice";
+    EXPECT_TRUE(it.cluster.empty()) << it.id;
+  }
+  EXPECT_GT(c.items[0].scores.relevance, 0.5) << "relevance is inside it";
+
+  auto tail = rank_spec();
+  tail.first = Stage::prune;
+  const auto rest = rank(c, tail);
+  EXPECT_EQ(rest.windowed, 0) << "the window is not run twice";
+  EXPECT_EQ(rest.pruned, all.pruned);
+  EXPECT_EQ(rest.folded, all.folded);
+  EXPECT_EQ(ids(c), ids(whole)) << "two slices rank as the whole does";
+  ASSERT_EQ(rest.clusters.size(), all.clusters.size());
+  for (std::size_t k = 0; k < all.clusters.size(); ++k) EXPECT_EQ(rest.clusters[k].items, all.clusters[k].items);
 }

@@ -1,3 +1,0 @@
-#include "cli/app.hpp"
-
-int main(int argc, char** argv) { cli::main_process(argc, argv); }
