@@ -2,17 +2,25 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
+#include <algorithm>
 
 #include "core/log.hpp"
+#include "core/text.hpp"
 #include "sources/source.hpp"
 
 namespace app {
 
-std::string StoreBudget::key_for(std::string_view source) {
-  std::string key = "LAST30DAYS_BUDGET_";
-  for (char c : source) key += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : '_';
-  return key;
+std::string StoreBudget::key_for(std::string_view source) { return sources::budget_key(source); }
+
+bool StoreBudget::parse_requests(std::string_view text, std::optional<long>* out) {
+  if (core::lower_ascii(text) == "off") {
+    *out = std::nullopt;
+    return true;
+  }
+  if (text.empty() || text.size() >= 10 || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return false;
+  *out = std::stol(std::string(text));
+  return true;
 }
 
 std::unique_ptr<StoreBudget> StoreBudget::from_config(const core::Config& config, std::string* error) {
@@ -21,23 +29,37 @@ std::unique_ptr<StoreBudget> StoreBudget::from_config(const core::Config& config
     const std::string key = key_for(s->id());
     const auto v = config.get(key);
     if (!v || v->empty()) continue;
-    const bool digits = v->size() < 10 && std::all_of(v->begin(), v->end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (!digits) {
+    std::optional<long> n;
+    if (core::lower_ascii(*v) == "off" || !parse_requests(*v, &n)) {
       *error = fmt::format("{} must be a whole number of requests per day (0 or more)", key);
       return nullptr;
     }
-    b->limits_[std::string(s->id())] = std::stol(*v);
+    b->limits_[std::string(s->id())].env = *n;
   }
-  if (b->limits_.empty()) return nullptr;
   return b;
 }
 
 void StoreBudget::load(store::Store& db, core::UnixSeconds now) {
   const std::string day = core::format_date(now);
-  auto spent = db.budget_day(day);
+  const auto kept = db.budget_limits();
   std::lock_guard lock(mu_);
+  for (auto& [source, l] : limits_) l.store.reset();
+  for (const auto& [source, n] : kept)
+    if (sources::by_id(source)) limits_[source].store = n;  // a source this build no longer has is ignored
+  std::erase_if(limits_, [](const auto& l) { return !l.second.env && !l.second.store; });
   day_ = day;
-  before_ = std::move(spent);
+  before_.clear();
+  if (!limits_.empty()) before_ = db.budget_day(day);
+}
+
+bool StoreBudget::empty() const {
+  std::lock_guard lock(mu_);
+  return limits_.empty();
+}
+
+std::map<std::string, BudgetLimit> StoreBudget::limits() const {
+  std::lock_guard lock(mu_);
+  return limits_;
 }
 
 void StoreBudget::uncounted(std::string why) {
@@ -51,9 +73,13 @@ std::optional<std::string> StoreBudget::refuse(std::string_view source) {
   if (limit == limits_.end()) return std::nullopt;
   if (uncounted_) return fmt::format("the local request budget ({}) cannot be checked: {}", key_for(source), *uncounted_);
   const long used = before_[limit->first] + now_[limit->first];
-  if (used < limit->second) return std::nullopt;
-  return fmt::format("the local request budget is spent: {}={} requests a day, {} used today (UTC); it resets at 00:00 UTC",
-                     key_for(source), limit->second, used);
+  const long allowed = limit->second.requests();
+  if (used < allowed) return std::nullopt;
+  // The reason names the budget in force, so the user knows which one to change.
+  const std::string which = limit->second.by_store()
+                                ? fmt::format("{} requests a day (kept in the store: last30days watch budget {} {})", allowed, source, allowed)
+                                : fmt::format("{}={} requests a day", key_for(source), allowed);
+  return fmt::format("the local request budget is spent: {}, {} used today (UTC); it resets at 00:00 UTC", which, used);
 }
 
 void StoreBudget::spent(std::string_view source, int requests) {
@@ -74,6 +100,25 @@ void StoreBudget::flush(store::Store& db) {
   for (const auto& [s, n] : add) db.budget_add(s, day, n);
 }
 
+std::vector<model::BudgetStatus> budget_status(const StoreBudget& env_budgets, store::Store* db, const core::Config& config,
+                                               core::UnixSeconds now) {
+  std::map<std::string, BudgetLimit> limits = env_budgets.limits();
+  std::map<std::string, long> spent;
+  if (db) {
+    for (const auto& [source, n] : db->budget_limits())
+      if (sources::by_id(source)) limits[source].store = n;
+    spent = db->budget_day(core::format_date(now));
+  }
+  std::vector<model::BudgetStatus> out;
+  for (const auto& [source, l] : limits) {
+    if (!l.env && !l.store) continue;
+    const auto* s = sources::by_id(source);
+    out.push_back({source, l.env, l.store, l.requests(), l.by_store(), spent.count(source) ? spent[source] : 0,
+                   s ? s->request_cost(config) : std::string()});
+  }
+  return out;
+}
+
 std::unique_ptr<RunBudget> RunBudget::open(const RunContext& ctx, const persist::Writer& writer, store::Store* db,
                                            core::Deadline deadline, Problem* problem,
                                            const std::optional<std::string>& unanswered) {
@@ -83,7 +128,7 @@ std::unique_ptr<RunBudget> RunBudget::open(const RunContext& ctx, const persist:
     *problem = {2, error};
     return nullptr;
   }
-  if (!budget) return nullptr;
+  if (!db && budget->empty()) return nullptr;  // only a store holds other budgets
   auto rb = std::make_unique<RunBudget>();
   const auto skip_budgeted = [&](const std::string& why) {
     core::log::warn("request budgets: {}: the budgeted sources are skipped", why);
@@ -110,6 +155,7 @@ std::unique_ptr<RunBudget> RunBudget::open(const RunContext& ctx, const persist:
     *problem = {1, fmt::format("request budgets: {}", e.what())};
     return nullptr;
   }
+  if (budget->empty()) return nullptr;  // neither place sets one: nothing is counted
   rb->db_ = db;
   rb->budget_ = std::move(budget);
   return rb;

@@ -166,7 +166,9 @@ WatchRunResult run_watch(const WatchRunRequest& request, const RunContext& ctx, 
   result.report.generated_at = since;
   std::mutex mu;  // guards db, result, attempted
   std::set<std::string> attempted;
+  // The store's budgets join the environment's; with neither set nothing is counted.
   if (request.requests) request.requests->load(db, since);
+  StoreBudget* const requests = request.requests && !request.requests->empty() ? request.requests : nullptr;
 
   const auto worker = [&] {
     for (;;) {
@@ -193,7 +195,7 @@ WatchRunResult run_watch(const WatchRunRequest& request, const RunContext& ctx, 
       t.run.topic = entry->topic;
       t.run.previous_run_at = entry->last_run_at;
       try {
-        t.report = research_entry(*entry, ctx, deadline, request.requests);
+        t.report = research_entry(*entry, ctx, deadline, requests);
       } catch (const std::exception& e) {
         t.run.error = fmt::format("the research failed: {}", e.what());
       }
@@ -228,10 +230,10 @@ WatchRunResult run_watch(const WatchRunRequest& request, const RunContext& ctx, 
   std::sort(result.researched.begin(), result.researched.end(),
             [](const auto& a, const auto& b) { return store::topic_key(a.run.topic) < store::topic_key(b.run.topic); });
   for (const auto& t : result.researched) result.report.runs.push_back(t.run);
-  if (request.requests) {
+  if (requests) {
     try {
       db.set_deadline(core::Deadline::in(core::Millis(5000)));
-      request.requests->flush(db);
+      requests->flush(db);
     } catch (const store::Error& e) {
       core::log::warn("request budgets: this run's requests were not counted: {}", e.what());
     }

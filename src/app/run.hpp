@@ -43,7 +43,7 @@ struct RunHooks {
   std::stop_token stop;
   pipeline::SourceHook on_source = nullptr;
   discover::TopicHook on_topic = nullptr;
-  pipeline::RequestBudget* budget = nullptr;  // LAST30DAYS_BUDGET_<SOURCE>, when set
+  pipeline::RequestBudget* budget = nullptr;  // daily request budgets (app::RunBudget), when any is set
 };
 
 // Why a run did not happen: the message in the product's words (the front end may
@@ -148,7 +148,7 @@ class StoreBudget;  // app/budget.hpp
 struct WatchRunRequest {
   bool all = false;  // every watched topic, not only the due ones
   core::Millis budget{0};  // each topic's research budget
-  StoreBudget* requests = nullptr;  // LAST30DAYS_BUDGET_<SOURCE>, when set: read at the start, added at the end
+  StoreBudget* requests = nullptr;  // the environment's budgets; the store's join them at the start, the spend is added at the end
 };
 struct WatchedTopic {
   model::WatchEntry entry;

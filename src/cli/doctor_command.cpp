@@ -11,6 +11,10 @@
 #include "core/json.hpp"
 #include "core/text.hpp"
 #include "core/time.hpp"
+#include "render/json_parts.hpp"
+#include "render/render.hpp"
+#include "sources/source.hpp"
+#include "store/store.hpp"
 
 namespace cli {
 
@@ -110,55 +114,54 @@ std::string render_json(const std::vector<Row>& rows, const std::vector<std::pai
 
 namespace {
 
-// Today's spend of each budgeted source (LAST30DAYS_BUDGET_<SOURCE>), from the store; an
-// absent SQLite store is not created for it (nothing was spent).
-struct BudgetLine {
-  std::string source;
-  long limit = 0, spent = 0;
-};
-std::vector<BudgetLine> budget_lines(const app::StoreBudget& budget, const Frame& f, std::string* error) {
-  std::map<std::string, long> spent;
+// The budgets in force (the environment's and the store's) with today's spend; an absent
+// SQLite store is not created for it (nothing was spent, nothing is kept). A source whose
+// request costs something upstream (YouTube's quota units) says so even with no budget set,
+// so a quota can be turned into one.
+void add_budgets(const Options& o, const Frame& f, std::string& text) {
+  std::string budget_error;
+  auto env = app::StoreBudget::from_config(f.ctx.config, &budget_error);
+  if (!env) {
+    text += "! " + budget_error + "\n";
+    return;
+  }
+  const auto now = core::now_unix();
+  std::vector<model::BudgetStatus> budgets;
+  std::string store_error;
   std::string where_error;
   const auto where = store::locate(f.ctx.config, &where_error);
   std::error_code ec;
-  if (!where) {
-    *error = where_error;
-  } else if (where->kind == store::Location::Kind::postgres || std::filesystem::exists(where->target, ec)) {
-    try {
-      auto db = store::Store::open(*where, f.writer, core::Deadline::in(core::Millis(5000)));
-      spent = db->budget_day(core::format_date(core::now_unix()));
-    } catch (const store::Error& e) {
-      *error = e.what();
-    }
+  try {
+    std::unique_ptr<store::Store> db;
+    if (!where) store_error = where_error;
+    else if (where->kind == store::Location::Kind::postgres || std::filesystem::exists(where->target, ec))
+      db = store::Store::open(*where, f.writer, core::Deadline::in(core::Millis(5000)));
+    budgets = app::budget_status(*env, db.get(), f.ctx.config, now);
+  } catch (const store::Error& e) {
+    store_error = e.what();
+    budgets = app::budget_status(*env, nullptr, f.ctx.config, now);
   }
-  std::vector<BudgetLine> out;
-  for (const auto& [source, limit] : budget.limits()) out.push_back({source, limit, spent.count(source) ? spent[source] : 0});
-  return out;
-}
-
-void add_budgets(const Options& o, const Frame& f, std::string& text) {
-  std::string budget_error;
-  auto budgets = app::StoreBudget::from_config(f.ctx.config, &budget_error);
-  if (!budgets) {
-    if (!budget_error.empty()) text += "! " + budget_error + "\n";
-    return;
+  std::map<std::string, std::string> costs;  // sources with no budget whose request costs something upstream
+  for (const auto* s : sources::all()) {
+    const bool budgeted = std::any_of(budgets.begin(), budgets.end(), [&](const auto& b) { return b.source == s->id(); });
+    if (auto cost = s->request_cost(f.ctx.config); !cost.empty() && !budgeted) costs[std::string(s->id())] = cost;
   }
-  std::string store_error;
-  const auto lines = budget_lines(*budgets, f, &store_error);
+  if (budgets.empty() && costs.empty() && store_error.empty()) return;
   if (o.emit == Emit::json) {
     auto doc = core::json::parse_ordered_or_discarded(text);
-    auto list = nlohmann::ordered_json::array();
-    for (const auto& l : lines)
-      list.push_back({{"source", l.source}, {"key", app::StoreBudget::key_for(l.source)}, {"limit", l.limit}, {"spent_today", l.spent}});
-    doc["budgets"] = {{"day", core::format_date(core::now_unix())}, {"sources", list},
-                      {"error", store_error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(store_error)}};
+    auto b = render::budgets_json(budgets, now);
+    b["request_costs"] = costs;
+    b["error"] = store_error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(store_error);
+    doc["budgets"] = std::move(b);
     text = doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
     return;
   }
-  text += o.emit == Emit::md ? "\n## Request budgets (today, UTC)\n\n" : "\nrequest budgets (today, UTC):\n";
-  for (const auto& l : lines)
-    text += fmt::format("{}{}: {} of {} requests spent ({}){}\n", o.emit == Emit::md ? "- " : "  ", l.source, l.spent, l.limit,
-                        app::StoreBudget::key_for(l.source), l.spent >= l.limit ? " · spent: skipped as rate-limited until 00:00 UTC" : "");
+  const bool md = o.emit == Emit::md;
+  text += md ? "" : "\n";
+  text += render::budgets_text(budgets, md);
+  if (budgets.empty())
+    text += fmt::format("{}none set (LAST30DAYS_BUDGET_<SOURCE>=N, or last30days watch budget SOURCE N)\n", md ? "- " : "  ");
+  for (const auto& [source, cost] : costs) text += fmt::format("{}{} (no budget): {}\n", md ? "- " : "  ", source, cost);
   if (!store_error.empty()) text += fmt::format("  (the store could not be read: {})\n", store_error);
 }
 

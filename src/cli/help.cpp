@@ -61,7 +61,7 @@ const std::vector<CommandHelp>& commands() {
        {"last30days library list", "last30days library list --emit json"}},
       {"library forget", "library forget TOPIC", "remove a topic, its runs and the findings only it holds", "", {},
        {"last30days library forget \"rust async runtime\""}},
-      {"watch", "watch add|list|remove|run|notify ...", "a watchlist: re-run topics, print only what is new",
+      {"watch", "watch add|list|remove|run|notify|budget ...", "a watchlist: re-run topics, print only what is new",
        "Watched topics live in the research store. `watch run` researches the topics that are due (or --all) and prints "
        "only the stories not seen in earlier runs; run it from cron or a systemd timer.",
        {},
@@ -82,6 +82,14 @@ const std::vector<CommandHelp>& commands() {
        "CHANNEL is webhook, slack, discord, ntfy or email (LAST30DAYS_NOTIFY_* in the environment or the .env file).",
        {"--timeout"},
        {"last30days watch notify test slack"}},
+      {"watch budget", "watch budget SOURCE REQUESTS|off", "a source's daily request budget, kept in the store",
+       "Caps the HTTP requests SOURCE may make per UTC day for every run that uses this store: watch run, research with "
+       "--store (or MCP store: true), and any research with a LAST30DAYS_BUDGET_<SOURCE> set. When that key is set too, the "
+       "stricter of the two holds. A spent budget skips the source as rate-limited until 00:00 UTC. The unit is a request: "
+       "for YouTube's Data API a search costs 100 quota units and a videos.list 1 (doctor says so). `off` removes it; "
+       "watch list and doctor show the budgets and today's spend.",
+       {},
+       {"last30days watch budget youtube 90", "last30days watch budget github off"}},
       {"mcp", "mcp", "serve research, discovery and the library to an agent host (MCP over stdio)",
        "Speaks the Model Context Protocol on stdin and stdout until stdin closes. Register it with a host, e.g. "
        "`claude mcp add last30days -- last30days mcp`.",

@@ -1,4 +1,4 @@
-// library search|list|forget and watch add|list|remove|run|notify (spec §7).
+// library search|list|forget and watch add|list|remove|run|notify|budget (spec §7).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,7 +10,9 @@
 #include "core/text.hpp"
 #include "notify/notify.hpp"
 #include "render/escape.hpp"
+#include "render/json_parts.hpp"
 #include "render/render.hpp"
+#include "sources/source.hpp"
 
 namespace cli {
 
@@ -111,6 +113,50 @@ int notify_test(const Options& o, const Frame& f, const std::vector<notify::Chan
   return emit(f.output, fmt::format("sent a sample to {} ({}): {}\n", it->name, it->masked, out.detail));
 }
 
+// watch budget: the budgets in force (the environment's and the store's) with today's spend.
+// watch budget SOURCE N|off: sets or removes the store's budget for SOURCE, then says which
+// budget holds for it when the environment sets one too (the stricter).
+int watch_budget(const Options& o, const Frame& f, store::Store& db, const app::StoreBudget& env) {
+  const auto now = core::now_unix();
+  std::string line;
+  if (!o.budget_source.empty()) {
+    const auto& source = o.budget_source;
+    const bool had = db.budget_set(source, o.budget_requests, now);
+    const auto limits = env.limits();
+    const auto it = limits.find(source);
+    const long env_limit = it != limits.end() && it->second.env ? *it->second.env : -1;  // -1: not set
+    const std::string key = app::StoreBudget::key_for(source);
+    if (!o.budget_requests) {
+      line = fmt::format("no budget for {} in the store{}", source, had ? "" : " (it had none)");
+      if (env_limit >= 0) line += fmt::format("; {}={} still holds", key, env_limit);
+    } else {
+      const long n = *o.budget_requests;
+      line = fmt::format("budget for {}: {} requests a day (UTC), kept in the store for every run that uses it", source, n);
+      if (env_limit >= 0 && env_limit < n) line += fmt::format("; {}={} is stricter and holds", key, env_limit);
+      else if (env_limit > n) line += fmt::format("; {}={} is looser: this one holds", key, env_limit);
+      else if (env_limit == n) line += fmt::format("; {} is the same", key);
+    }
+    line += fmt::format(" · {} spent today\n", db.budget_spent(source, core::format_date(now)));
+  }
+  const auto budgets = app::budget_status(env, &db, f.ctx.config, now);
+  if (o.emit == Emit::json) {
+    auto doc = render::budgets_json(budgets, now);
+    return emit(f.output, render::dump({{"schema_version", 1}, {"kind", "budgets"}, {"day", doc["day"]}, {"sources", doc["sources"]}}));
+  }
+  if (!o.budget_source.empty()) {
+    // What one request costs upstream, when that is not the request itself (YouTube's units).
+    const auto* s = sources::by_id(o.budget_source);
+    if (const auto cost = s ? s->request_cost(f.ctx.config) : std::string(); o.budget_requests && !cost.empty())
+      line += "  " + cost + "\n";
+    return emit(f.output, line);
+  }
+  if (budgets.empty())
+    return emit(f.output,
+                "no request budgets set (last30days watch budget SOURCE N keeps one in the store; LAST30DAYS_BUDGET_<SOURCE>=N "
+                "sets one in the environment)\n");
+  return emit(f.output, render::budgets_text(budgets));
+}
+
 }  // namespace
 
 int library_command(const Options& o, const Frame& f) {
@@ -145,9 +191,13 @@ int watch_command(const Options& o, const Frame& f) {
   const auto channels = notify::configured(f.ctx.config, &channel_error);
   if (!channel_error.empty()) return fail(2, channel_error);
   if (o.verb == "notify") return notify_test(o, f, channels);
-  std::string budget_error;
-  auto requests = o.verb == "run" ? app::StoreBudget::from_config(f.ctx.config, &budget_error) : nullptr;
-  if (!budget_error.empty()) return fail(2, budget_error);
+  // The environment's budgets matter to the commands that spend or show them.
+  std::unique_ptr<app::StoreBudget> requests;
+  if (o.verb == "run" || o.verb == "list" || o.verb == "budget") {
+    std::string budget_error;
+    requests = app::StoreBudget::from_config(f.ctx.config, &budget_error);
+    if (!requests) return fail(2, budget_error);
+  }
   app::Problem problem;
   auto db = app::open_store(f.ctx, f.writer,
                             core::Deadline::in(o.verb == "run" ? app::run_budget(research_request(o)) : memory_budget(o)), &problem);
@@ -173,12 +223,14 @@ int watch_command(const Options& o, const Frame& f) {
         return fail(2, fmt::format("\"{}\" is not watched (watch list shows what is)", render::term::text(o.topic)));
       return emit(f.output, fmt::format("no longer watching \"{}\"\n", render::term::text(o.topic)));
     }
+    if (o.verb == "budget") return watch_budget(o, f, *db, *requests);
     if (o.verb == "list") {
       const auto list = db->watch_list();
       const auto status = app::channel_status(*db, channels);
       const auto now = core::now_unix();
-      const std::string text =
-          o.emit == Emit::json ? render::watchlist_json(list, status, now) : render::watchlist_compact(list, now, status);
+      const auto budgets = app::budget_status(*requests, db.get(), f.ctx.config, now);
+      const std::string text = o.emit == Emit::json ? render::watchlist_json(list, status, now, budgets)
+                                                    : render::watchlist_compact(list, now, status, budgets);
       return emit(f.output, text);
     }
     return watch_run(o, f, *db, channels, requests.get());

@@ -1,15 +1,18 @@
-// The words and flags of `library search|list|forget` and `watch add|list|remove|run|notify`
+// The words and flags of `library search|list|forget` and `watch add|list|remove|run|notify|budget`
 // (spec §7).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
+#include "app/budget.hpp"
 #include "cli/help.hpp"
 #include "cli/options.hpp"
 #include "core/text.hpp"
 #include "pipeline/compare.hpp"
 #include "pipeline/plan.hpp"
+#include "render/escape.hpp"
+#include "sources/source.hpp"
 
 namespace cli {
 
@@ -116,6 +119,31 @@ std::optional<std::string> check_memory_options(Options& o) {
     if (o.all) return "--all requires watch run";
     return std::nullopt;
   }
+  if (o.verb == "budget") {
+    // No words: the budgets in force. SOURCE N|off: set or remove the store's budget.
+    if (o.all) return "--all requires watch run";
+    if (o.emit != Emit::compact && o.emit != Emit::json) return "watch budget prints compact or json";
+    if (a.size() == 1) return std::nullopt;
+    constexpr const char* usage = "usage: last30days watch budget [SOURCE REQUESTS|off] (requests a day, UTC)";
+    if (a.size() != 3) return usage;
+    const auto* src = sources::find(core::lower_ascii(a[1]));
+    if (src == nullptr) {
+      std::string known;
+      std::vector<std::string> ids;
+      for (const auto* s : sources::all()) {
+        known += (known.empty() ? "" : ", ") + std::string(s->id());
+        ids.emplace_back(s->id());
+      }
+      const auto near = nearest(core::lower_ascii(a[1]), ids);
+      return near ? fmt::format("watch budget: unknown source '{}' (did you mean {}?)", render::term::text(a[1]), *near)
+                  : fmt::format("watch budget: unknown source '{}' (known: {})", render::term::text(a[1]), known);
+    }
+    if (!app::StoreBudget::parse_requests(a[2], &o.budget_requests))
+      return fmt::format("watch budget: '{}' is not a number of requests a day (a whole number, 0 or more, or off)",
+                         render::term::text(a[2]));
+    o.budget_source = std::string(src->id());
+    return std::nullopt;
+  }
   if (o.verb == "list" || o.verb == "run") {
     if (!o.topic.empty()) return fmt::format("watch {} takes no topic (got '{}')", o.verb, o.topic);
     if (o.verb == "list" && o.all) return "--all requires watch run";
@@ -123,7 +151,7 @@ std::optional<std::string> check_memory_options(Options& o) {
     if (o.verb == "run" && o.emit == Emit::html) return "watch run prints compact, md or json";
     return std::nullopt;
   }
-  return o.verb.empty() ? "watch needs a command: add, list, remove, run or notify (see last30days help watch)"
+  return o.verb.empty() ? "watch needs a command: add, list, remove, run, notify or budget (see last30days help watch)"
                         : fmt::format("watch has no command '{}'{} (see last30days help watch)", o.verb,
                                       did_you_mean(o.verb, verbs_of("watch")));
 }

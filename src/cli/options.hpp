@@ -47,13 +47,15 @@ struct Options {
   std::optional<int> enrich_workers;
   std::vector<std::string> command_args;  // for doctor/library/watch
   // library / watch (spec §7), checked by check_memory_options.
-  std::string verb;  // "search" | "list" | "forget" | "add" | "remove" | "run" | "notify"
+  std::string verb;  // "search" | "list" | "forget" | "add" | "remove" | "run" | "notify" | "budget"
   // --limit: stories in a research brief (default kDefaultStories), results of library search.
   std::optional<int> limit;
   std::optional<double> every_hours;  // watch add --every
   bool all = false;                   // watch run --all
   std::optional<std::string> notify;  // watch add --notify CHANNELS|none
   std::string channel;                // watch notify test CHANNEL
+  std::string budget_source;            // watch budget SOURCE (its id)
+  std::optional<long> budget_requests;  // watch budget SOURCE N; nullopt: off
 };
 
 // The memory commands' words and flags: a usage error message, or nullopt when fine.

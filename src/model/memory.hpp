@@ -64,6 +64,18 @@ struct ChannelStatus {
   std::optional<DeliveryLog> last;
 };
 
+// One source's daily request budget (LAST30DAYS_BUDGET_<SOURCE> and/or `watch budget`) and
+// what it spent today (UTC), for doctor and watch list.
+struct BudgetStatus {
+  std::string source;
+  std::optional<long> env_limit;    // LAST30DAYS_BUDGET_<SOURCE>
+  std::optional<long> store_limit;  // watch budget SOURCE N
+  long limit = 0;                   // the one in force: the stricter
+  bool by_store = false;            // the store's is the one in force
+  long spent = 0;                   // today, UTC
+  std::string cost;                 // what one request costs upstream ("" = nothing to say)
+};
+
 // A stored topic (library list).
 struct TopicSummary {
   std::string topic;

@@ -7,6 +7,7 @@
 #include "render/escape.hpp"
 #include "render/json_parts.hpp"
 #include "render/render.hpp"
+#include "sources/source.hpp"
 
 namespace render {
 
@@ -149,8 +150,46 @@ ojson channels_json(const std::vector<model::ChannelStatus>& channels) {
 
 }  // namespace
 
+namespace {
+
+// Which setting holds, and the other one when it is looser.
+std::string budget_setting(const model::BudgetStatus& b) {
+  const std::string env = sources::budget_key(b.source), kept = fmt::format("watch budget {} {}", b.source, b.store_limit.value_or(0));
+  if (b.by_store) return b.env_limit ? fmt::format("{}; {}={} is looser", kept, env, *b.env_limit) : kept;
+  const std::string set = fmt::format("{}={}", env, b.env_limit.value_or(0));
+  if (!b.store_limit) return set;
+  return fmt::format("{}; the store's {} is {}", set, *b.store_limit, *b.store_limit == b.limit ? "the same" : "looser");
+}
+
+}  // namespace
+
+ojson budgets_json(const std::vector<model::BudgetStatus>& budgets, core::UnixSeconds now) {
+  ojson list = ojson::array();
+  const auto or_null = [](const std::optional<long>& v) { return v ? ojson(*v) : ojson(nullptr); };
+  for (const auto& b : budgets)
+    list.push_back({{"source", b.source},
+                    {"key", sources::budget_key(b.source)},
+                    {"limit", b.limit},
+                    {"set_by", b.by_store ? "store" : "environment"},
+                    {"env_limit", or_null(b.env_limit)},
+                    {"store_limit", or_null(b.store_limit)},
+                    {"spent_today", b.spent},
+                    {"request_cost", b.cost.empty() ? ojson(nullptr) : ojson(b.cost)}});
+  return {{"day", core::format_date(now)}, {"sources", list}};
+}
+
+std::string budgets_text(const std::vector<model::BudgetStatus>& budgets, bool md) {
+  std::string out = md ? "\n## Request budgets (today, UTC)\n\n" : "request budgets (today, UTC):\n";
+  for (const auto& b : budgets) {
+    out += fmt::format("{}{}: {} of {} requests spent ({}){}\n", md ? "- " : "  ", b.source, b.spent, b.limit, budget_setting(b),
+                       b.spent >= b.limit ? " · spent: skipped as rate-limited until 00:00 UTC" : "");
+    if (!b.cost.empty()) out += fmt::format("    {}\n", b.cost);
+  }
+  return out;
+}
+
 std::string watchlist_json(const std::vector<model::WatchEntry>& list, const std::vector<model::ChannelStatus>& channels,
-                           core::UnixSeconds now) {
+                           core::UnixSeconds now, const std::vector<model::BudgetStatus>& budgets) {
   ojson topics = ojson::array();
   for (const auto& e : list) {
     ojson j{{"topic", e.topic},
@@ -163,11 +202,15 @@ std::string watchlist_json(const std::vector<model::WatchEntry>& list, const std
             {"claimed_until", claimed_now(e, now) ? iso_or_null(e.claimed_until) : ojson(nullptr)}};
     topics.push_back(std::move(j));
   }
-  return dump({{"schema_version", 1}, {"kind", "watchlist"}, {"topics", topics}, {"notifications", channels_json(channels)}});
+  return dump({{"schema_version", 1},
+               {"kind", "watchlist"},
+               {"topics", topics},
+               {"notifications", channels_json(channels)},
+               {"budgets", budgets_json(budgets, now)}});
 }
 
 std::string watchlist_compact(const std::vector<model::WatchEntry>& list, core::UnixSeconds now,
-                              const std::vector<model::ChannelStatus>& channels) {
+                              const std::vector<model::ChannelStatus>& channels, const std::vector<model::BudgetStatus>& budgets) {
   std::string out = fmt::format("watchlist · {} topic{}\n", list.size(), list.size() == 1 ? "" : "s");
   if (list.empty()) out += "Nothing watched yet: last30days watch add TOPIC [--days N] [--search ...] [--every HOURS]\n";
   for (const auto& e : list) {
@@ -192,6 +235,7 @@ std::string watchlist_compact(const std::vector<model::WatchEntry>& list, core::
       out += fmt::format("  {} {} · {}\n", c.channel, c.masked_url, last);
     }
   }
+  if (!budgets.empty()) out += budgets_text(budgets);
   return out;
 }
 

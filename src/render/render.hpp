@@ -102,9 +102,13 @@ std::string library_topics_json(const std::vector<model::TopicSummary>& topics);
 std::string library_topics_compact(const std::vector<model::TopicSummary>& topics);
 std::string library_topics_markdown(const std::vector<model::TopicSummary>& topics);
 std::string watchlist_json(const std::vector<model::WatchEntry>& list, const std::vector<model::ChannelStatus>& channels = {},
-                           core::UnixSeconds now = 0);
+                           core::UnixSeconds now = 0, const std::vector<model::BudgetStatus>& budgets = {});
 std::string watchlist_compact(const std::vector<model::WatchEntry>& list, core::UnixSeconds now,
-                              const std::vector<model::ChannelStatus>& channels = {});
+                              const std::vector<model::ChannelStatus>& channels = {},
+                              const std::vector<model::BudgetStatus>& budgets = {});
+// Request budgets (doctor, watch list): a heading, then one line a source (its limit, which
+// setting holds, today's spend) with what a request costs upstream under it. md: a list.
+std::string budgets_text(const std::vector<model::BudgetStatus>& budgets, bool md = false);
 std::string watch_json(const model::WatchReport& r);
 std::string watch_compact(const model::WatchReport& r);
 std::string watch_markdown(const model::WatchReport& r);

@@ -1,4 +1,5 @@
 // The source registry: one line per source, in display order.
+#include <cctype>
 #include <memory>
 
 #include "core/text.hpp"
@@ -50,6 +51,12 @@ const Source* by_id(std::string_view id) {
   for (const Source* s : all())
     if (s->id() == id) return s;
   return nullptr;
+}
+
+std::string budget_key(std::string_view id) {
+  std::string key = "LAST30DAYS_BUDGET_";
+  for (char c : id) key += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : '_';
+  return key;
 }
 
 namespace {

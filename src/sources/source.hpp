@@ -156,6 +156,9 @@ class Source {
   virtual std::string advice(model::SourceState, const core::Config&, std::string_view /*env_file*/) const {
     return {};
   }
+  // What one request (the unit of LAST30DAYS_BUDGET_<SOURCE>) costs in the platform's own
+  // quota with this configuration, for doctor and watch list ("" = nothing to add).
+  virtual std::string request_cost(const core::Config&) const { return {}; }
   // Configuration keys the source reads; `doctor` says whether each is set, never its value.
   virtual std::vector<std::string_view> config_keys() const { return {}; }
 };
@@ -164,6 +167,8 @@ class Source {
 const std::vector<const Source*>& all();
 const Source* find(std::string_view id_or_alias);  // accepts aliases "hn", "so"
 const Source* by_id(std::string_view id);          // the exact id only: the pipeline's lookups
+// The key of a source's daily request budget: LAST30DAYS_BUDGET_YOUTUBE.
+std::string budget_key(std::string_view id);
 
 // An item's source's declaration of one of its fields; for a source that does not declare
 // it (or an unknown source), the first source's that does; nullptr when none does.

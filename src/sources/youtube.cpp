@@ -359,6 +359,15 @@ class YouTube final : public Source {
       return fmt::format("using yt-dlp (views only, dates estimated); set YOUTUBE_API_KEY in {} for likes and comments", env_file);
     return {};
   }
+  // The costs api_search pays: api_searches() search.list calls, then a videos.list per 50 ids.
+  std::string request_cost(const core::Config& c) const override {
+    if (api_key(c))
+      return "one request is one YouTube Data API call: a search.list costs 100 of the key's 10,000 daily quota units, a "
+             "videos.list 1; a run sends 1 search (--quick), 2 (default) or 3 (--deep), then one videos.list per 50 videos "
+             "(a default research: about 3 requests, 201 units), so N requests never cost more than 100 x N units";
+    if (ytdlp(c)) return "one request is one yt-dlp search (no API quota)";
+    return {};
+  }
   std::vector<std::string_view> config_keys() const override { return {"YOUTUBE_API_KEY"}; }
 };
 

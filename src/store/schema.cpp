@@ -128,6 +128,15 @@ ALTER TABLE briefs ADD CONSTRAINT briefs_origin_path UNIQUE(origin, path);
 UPDATE topics SET key = chr(1) || key WHERE id IN (SELECT topic_id FROM runs WHERE kind = 'discovery')
   AND id NOT IN (SELECT topic_id FROM runs WHERE kind <> 'discovery');
 )sql"},
+      // Daily request budgets kept in the store (`watch budget SOURCE N|off`): one per source,
+      // for every run that uses this store.
+      {4, "request budgets kept in the store",
+       R"sql(
+CREATE TABLE budget_limit(source TEXT PRIMARY KEY, requests INTEGER NOT NULL, set_at INTEGER NOT NULL);
+)sql",
+       R"sql(
+CREATE TABLE budget_limit(source TEXT PRIMARY KEY, requests BIGINT NOT NULL, set_at BIGINT NOT NULL);
+)sql"},
   };
   return kMigrations;
 }

@@ -757,4 +757,29 @@ std::map<std::string, long> Store::budget_day(std::string_view day) {
   return out;
 }
 
+std::map<std::string, long> Store::budget_limits() {
+  std::map<std::string, long> out;
+  transaction(*backend_, false, [&] {
+    out.clear();
+    for (const auto& r : backend_->query("SELECT source, requests FROM budget_limit", {}))
+      out[r[0].value_or("")] = static_cast<long>(as_int(r[1]));
+  });
+  return out;
+}
+
+bool Store::budget_set(std::string_view source, std::optional<long> requests, core::UnixSeconds now) {
+  bool had = false;
+  transaction(*backend_, true, [&] {
+    had = !backend_->query("SELECT 1 FROM budget_limit WHERE source = ?", {std::string(source)}).empty();
+    if (!requests) {
+      backend_->query("DELETE FROM budget_limit WHERE source = ?", {std::string(source)});
+      return;
+    }
+    backend_->query("INSERT INTO budget_limit(source, requests, set_at) VALUES (?, ?, ?) ON CONFLICT(source) DO UPDATE SET "
+                    "requests = excluded.requests, set_at = excluded.set_at",
+                    {std::string(source), std::int64_t{*requests}, std::int64_t{now}});
+  });
+  return had;
+}
+
 }  // namespace store

@@ -182,6 +182,10 @@ class Store {
   long budget_spent(std::string_view source, std::string_view day);
   void budget_add(std::string_view source, std::string_view day, long requests);
   std::map<std::string, long> budget_day(std::string_view day);
+  // The budgets kept in the store (`watch budget`): requests a UTC day, by source id. set:
+  // nullopt removes the source's budget; true when the source had one before.
+  std::map<std::string, long> budget_limits();
+  bool budget_set(std::string_view source, std::optional<long> requests, core::UnixSeconds now);
 
   // The watchlist. add: true when new, false when an existing topic was updated.
   bool watch_add(const model::WatchEntry& entry, core::UnixSeconds now);

@@ -519,6 +519,28 @@ TEST_P(StoreTest, BudgetCountersAddUpPerSourceAndDay) {
   EXPECT_EQ(s->budget_day("2026-12-01"), (std::map<std::string, long>{{"github", 2}, {"youtube", 7}}));
 }
 
+// Issue 19 item 4: budgets kept in the store (`watch budget`), on a store upgraded from v3
+// (the last schema without them); they outlive the connection that set them.
+TEST_P(StoreTest, BudgetLimitsAreKeptSetAgainAndTurnedOff) {
+  {
+    auto v3 = open(3);
+    v3->budget_add("youtube", "2026-12-01", 5);
+  }
+  {
+    auto s = open();
+    EXPECT_TRUE(s->budget_limits().empty());
+    EXPECT_FALSE(s->budget_set("youtube", 20, 1000)) << "no budget before";
+    EXPECT_FALSE(s->budget_set("github", 0, 1000));
+    EXPECT_TRUE(s->budget_set("youtube", 30, 1001)) << "set again: replaced";
+  }
+  auto s = open();
+  EXPECT_EQ(s->budget_limits(), (std::map<std::string, long>{{"github", 0}, {"youtube", 30}}));
+  EXPECT_TRUE(s->budget_set("youtube", std::nullopt, 1002));
+  EXPECT_FALSE(s->budget_set("youtube", std::nullopt, 1003)) << "off twice: nothing left to remove";
+  EXPECT_EQ(s->budget_limits(), (std::map<std::string, long>{{"github", 0}}));
+  EXPECT_EQ(s->budget_spent("youtube", "2026-12-01"), 5) << "the spend is not the budget";
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values(Kind::sqlite, Kind::postgres),
                          [](const auto& p) { return p.param == Kind::sqlite ? "SQLite" : "PostgreSQL"; });
 
