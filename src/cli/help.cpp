@@ -82,14 +82,16 @@ const std::vector<CommandHelp>& commands() {
        "CHANNEL is webhook, slack, discord, ntfy or email (LAST30DAYS_NOTIFY_* in the environment or the .env file).",
        {"--timeout"},
        {"last30days watch notify test slack"}},
-      {"watch budget", "watch budget SOURCE REQUESTS|off", "a source's daily request budget, kept in the store",
-       "Caps the HTTP requests SOURCE may make per UTC day for every run that uses this store: watch run, research with "
-       "--store (or MCP store: true), and any research with a LAST30DAYS_BUDGET_<SOURCE> set. When that key is set too, the "
-       "stricter of the two holds. A spent budget skips the source as rate-limited until 00:00 UTC. The unit is a request: "
-       "for YouTube's Data API a search costs 100 quota units and a videos.list 1 (doctor says so). `off` removes it; "
-       "watch list and doctor show the budgets and today's spend.",
-       {},
-       {"last30days watch budget youtube 90", "last30days watch budget github off"}},
+      {"watch budget", "watch budget [SOURCE REQUESTS|off] [--emit compact|json]",
+       "daily request budgets: list them, or keep one in the store",
+       "Alone, lists the budgets in force with today's spend. With SOURCE and REQUESTS, caps the HTTP requests SOURCE may "
+       "make per UTC day for every run that uses this store: watch run, research with --store (or MCP store: true), and "
+       "any research with a LAST30DAYS_BUDGET_<SOURCE> set (which opens the store to count). When that key is set too, "
+       "the stricter of the two holds. A spent budget skips the source as rate-limited, with a reason naming the budget, "
+       "until 00:00 UTC. The unit is a request: for YouTube's Data API a search costs 100 quota units and a videos.list 1 "
+       "(doctor says so). `off` removes the store's budget; watch list and doctor show the budgets too.",
+       {"--emit", "--output"},
+       {"last30days watch budget", "last30days watch budget youtube 90", "last30days watch budget github off"}},
       {"mcp", "mcp", "serve research, discovery and the library to an agent host (MCP over stdio)",
        "Speaks the Model Context Protocol on stdin and stdout until stdin closes. Register it with a host, e.g. "
        "`claude mcp add last30days -- last30days mcp`.",
