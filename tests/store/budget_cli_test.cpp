@@ -91,7 +91,9 @@ class BudgetCli : public ::testing::TestWithParam<Backend> {
   std::map<std::string, std::string> store_env_;
 };
 
-std::string reason(const json& status) { return status.value("reason", std::string()); }
+std::string reason(const json& status) {
+  return status.is_object() && status.contains("reason") && status["reason"].is_string() ? status["reason"].get<std::string>() : "";
+}
 
 }  // namespace
 
