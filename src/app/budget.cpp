@@ -76,9 +76,10 @@ std::optional<std::string> StoreBudget::refuse(std::string_view source) {
   const long allowed = limit->second.requests();
   if (used < allowed) return std::nullopt;
   // The reason names the budget in force, so the user knows which one to change.
-  const std::string which = limit->second.by_store()
-                                ? fmt::format("{} requests a day (kept in the store: last30days watch budget {} {})", allowed, source, allowed)
-                                : fmt::format("{}={} requests a day", key_for(source), allowed);
+  const std::string which =
+      limit->second.by_store()
+          ? fmt::format("{} requests a day (kept in the store: last30days watch budget {} {})", allowed, source, allowed)
+          : fmt::format("{}={} requests a day", key_for(source), allowed);
   return fmt::format("the local request budget is spent: {}, {} used today (UTC); it resets at 00:00 UTC", which, used);
 }
 

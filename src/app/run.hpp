@@ -148,7 +148,8 @@ class StoreBudget;  // app/budget.hpp
 struct WatchRunRequest {
   bool all = false;  // every watched topic, not only the due ones
   core::Millis budget{0};  // each topic's research budget
-  StoreBudget* requests = nullptr;  // the environment's budgets; the store's join them at the start, the spend is added at the end
+  // The environment's budgets; the store's join them at the start, the spend is added at the end.
+  StoreBudget* requests = nullptr;
 };
 struct WatchedTopic {
   model::WatchEntry entry;

@@ -141,7 +141,8 @@ int watch_budget(const Options& o, const Frame& f, store::Store& db, const app::
   const auto budgets = app::budget_status(env, &db, f.ctx.config, now);
   if (o.emit == Emit::json) {
     auto doc = render::budgets_json(budgets, now);
-    return emit(f.output, render::dump({{"schema_version", 1}, {"kind", "budgets"}, {"day", doc["day"]}, {"sources", doc["sources"]}}));
+    return emit(f.output,
+                render::dump({{"schema_version", 1}, {"kind", "budgets"}, {"day", doc["day"]}, {"sources", doc["sources"]}}));
   }
   if (!o.budget_source.empty()) {
     // What one request costs upstream, when that is not the request itself (YouTube's units).

@@ -54,7 +54,7 @@ struct Options {
   bool all = false;                   // watch run --all
   std::optional<std::string> notify;  // watch add --notify CHANNELS|none
   std::string channel;                // watch notify test CHANNEL
-  std::string budget_source;            // watch budget SOURCE (its id)
+  std::string budget_source;          // watch budget SOURCE (its id)
   std::optional<long> budget_requests;  // watch budget SOURCE N; nullopt: off
 };
 

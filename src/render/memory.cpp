@@ -154,7 +154,8 @@ namespace {
 
 // Which setting holds, and the other one when it is looser.
 std::string budget_setting(const model::BudgetStatus& b) {
-  const std::string env = sources::budget_key(b.source), kept = fmt::format("watch budget {} {}", b.source, b.store_limit.value_or(0));
+  const std::string env = sources::budget_key(b.source),
+                    kept = fmt::format("watch budget {} {}", b.source, b.store_limit.value_or(0));
   if (b.by_store) return b.env_limit ? fmt::format("{}; {}={} is looser", kept, env, *b.env_limit) : kept;
   const std::string set = fmt::format("{}={}", env, b.env_limit.value_or(0));
   if (!b.store_limit) return set;
@@ -210,7 +211,8 @@ std::string watchlist_json(const std::vector<model::WatchEntry>& list, const std
 }
 
 std::string watchlist_compact(const std::vector<model::WatchEntry>& list, core::UnixSeconds now,
-                              const std::vector<model::ChannelStatus>& channels, const std::vector<model::BudgetStatus>& budgets) {
+                              const std::vector<model::ChannelStatus>& channels,
+                              const std::vector<model::BudgetStatus>& budgets) {
   std::string out = fmt::format("watchlist · {} topic{}\n", list.size(), list.size() == 1 ? "" : "s");
   if (list.empty()) out += "Nothing watched yet: last30days watch add TOPIC [--days N] [--search ...] [--every HOURS]\n";
   for (const auto& e : list) {

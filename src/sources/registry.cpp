@@ -55,7 +55,8 @@ const Source* by_id(std::string_view id) {
 
 std::string budget_key(std::string_view id) {
   std::string key = "LAST30DAYS_BUDGET_";
-  for (char c : id) key += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : '_';
+  for (char c : id)
+    key += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : '_';
   return key;
 }
 

@@ -775,9 +775,10 @@ bool Store::budget_set(std::string_view source, std::optional<long> requests, co
       backend_->query("DELETE FROM budget_limit WHERE source = ?", {std::string(source)});
       return;
     }
-    backend_->query("INSERT INTO budget_limit(source, requests, set_at) VALUES (?, ?, ?) ON CONFLICT(source) DO UPDATE SET "
-                    "requests = excluded.requests, set_at = excluded.set_at",
-                    {std::string(source), std::int64_t{*requests}, std::int64_t{now}});
+    backend_->query(
+        "INSERT INTO budget_limit(source, requests, set_at) VALUES (?, ?, ?) ON CONFLICT(source) DO UPDATE SET "
+        "requests = excluded.requests, set_at = excluded.set_at",
+        {std::string(source), std::int64_t{*requests}, std::int64_t{now}});
   });
   return had;
 }

@@ -65,10 +65,12 @@ class BudgetCli : public ::testing::TestWithParam<Backend> {
     const char* other = std::getenv("L30_BINARY_UNDER_TEST");  // as run_last30days does
     Child mcp({other != nullptr && *other != '\0' ? other : L30_BINARY, "mcp"}, env);
     mcp.write(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},)"
-              R"("clientInfo":{"name":"t","version":"1"}}})" "\n");
+              R"("clientInfo":{"name":"t","version":"1"}}})"
+              "\n");
     EXPECT_TRUE(mcp.read_line(10s)) << mcp.err();
     mcp.write(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"research","arguments":)"
-              R"({"topic":"zig comptime","sources":["hackernews"],"store":true}}})" "\n");
+              R"({"topic":"zig comptime","sources":["hackernews"],"store":true}}})"
+              "\n");
     json out;
     for (;;) {
       const auto line = mcp.read_line(30s);
@@ -92,7 +94,8 @@ class BudgetCli : public ::testing::TestWithParam<Backend> {
 };
 
 std::string reason(const json& status) {
-  return status.is_object() && status.contains("reason") && status["reason"].is_string() ? status["reason"].get<std::string>() : "";
+  return status.is_object() && status.contains("reason") && status["reason"].is_string() ? status["reason"].get<std::string>()
+                                                                                         : "";
 }
 
 }  // namespace
@@ -179,13 +182,15 @@ TEST_P(BudgetCli, WithBothBudgetsTheStricterHolds) {
   // The store's is looser: the environment's holds.
   auto raised = run({"watch", "budget", "hn", "500"}, {{"LAST30DAYS_BUDGET_HACKERNEWS", std::to_string(now)}});
   ASSERT_EQ(raised.exit_code, 0) << raised.err;
-  EXPECT_NE(raised.out.find(fmt::format("LAST30DAYS_BUDGET_HACKERNEWS={} is stricter and holds", now)), std::string::npos) << raised.out;
+  EXPECT_NE(raised.out.find(fmt::format("LAST30DAYS_BUDGET_HACKERNEWS={} is stricter and holds", now)), std::string::npos)
+      << raised.out;
   const std::map<std::string, std::string> strict{{"LAST30DAYS_BUDGET_HACKERNEWS", std::to_string(now)}};
   auto b = run({"watch", "add", "zig comptime", "--search", "hn"});
   ASSERT_EQ(b.exit_code, 0);
   auto c = run({"watch", "run", "--all", "--emit", "json"}, strict);
   EXPECT_EQ(hn_status(c)["state"], "rate-limited") << c.out;
-  EXPECT_NE(reason(hn_status(c)).find(fmt::format("LAST30DAYS_BUDGET_HACKERNEWS={} requests a day", now)), std::string::npos) << c.out;
+  EXPECT_NE(reason(hn_status(c)).find(fmt::format("LAST30DAYS_BUDGET_HACKERNEWS={} requests a day", now)), std::string::npos)
+      << c.out;
   EXPECT_EQ(parse(run({"watch", "list", "--emit", "json"}, strict))["budgets"]["sources"][0]["set_by"], "environment");
   // Only the store's, now looser than today's spend: it runs.
   EXPECT_EQ(hn_status(run({"zig comptime", "--search", "hn", "--emit", "json", "--quiet", "--store"}))["state"], "ok");
@@ -193,11 +198,17 @@ TEST_P(BudgetCli, WithBothBudgetsTheStricterHolds) {
 
 // Bad words are a usage error in the product's words (exit 2, nothing printed, nothing kept).
 TEST_P(BudgetCli, ABadBudgetCommandIsExit2AndChangesNothing) {
-  const std::vector<std::vector<std::string>> bad = {
-      {"watch", "budget", "hn"},          {"watch", "budget", "hn", "ten"},          {"watch", "budget", "hn", "1.5"},
-      {"watch", "budget", "hn", "5", "6"}, {"watch", "budget", "hn", "9999999999"}, {"watch", "budget", "hakernews", "5"},
-      {"watch", "budget", "hn", "5", "--all"}, {"watch", "budget", "hn", "-3"},   {"watch", "budget", "hn", ""},
-      {"watch", "budget", "hn", "+5"},     {"watch", "budget", "hn", "5", "--emit", "md"}};
+  const std::vector<std::vector<std::string>> bad = {{"watch", "budget", "hn"},
+                                                     {"watch", "budget", "hn", "ten"},
+                                                     {"watch", "budget", "hn", "1.5"},
+                                                     {"watch", "budget", "hn", "5", "6"},
+                                                     {"watch", "budget", "hn", "9999999999"},
+                                                     {"watch", "budget", "hakernews", "5"},
+                                                     {"watch", "budget", "hn", "5", "--all"},
+                                                     {"watch", "budget", "hn", "-3"},
+                                                     {"watch", "budget", "hn", ""},
+                                                     {"watch", "budget", "hn", "+5"},
+                                                     {"watch", "budget", "hn", "5", "--emit", "md"}};
   for (const auto& args : bad) {
     auto r = run(args);
     EXPECT_EQ(r.exit_code, 2) << ::testing::PrintToString(args) << r.err;
@@ -254,9 +265,10 @@ TEST_P(BudgetCli, WatchBudgetAloneListsTheBudgets) {
 // A store made before budgets were kept in it (schema 3) is upgraded in place by the first
 // command that opens it: its spend, its watchlist and its history stay, and the new budget binds.
 TEST_P(BudgetCli, AVersion3StoreIsUpgradedInPlace) {
-  const store::Location where = GetParam() == Backend::postgres
-                                    ? store::Location{store::Location::Kind::postgres, store_env_.at("LAST30DAYS_STORE_URL"), "test"}
-                                    : store::Location{store::Location::Kind::sqlite, w_.default_db(), "test"};
+  const store::Location where =
+      GetParam() == Backend::postgres
+          ? store::Location{store::Location::Kind::postgres, store_env_.at("LAST30DAYS_STORE_URL"), "test"}
+          : store::Location{store::Location::Kind::sqlite, w_.default_db(), "test"};
   {
     auto v3 = store::Store::open(where, persist::testing::writer(), core::Deadline::in(30s), {3});
     v3->budget_add("hackernews", core::format_date(core::now_unix()), 2);
@@ -270,14 +282,16 @@ TEST_P(BudgetCli, AVersion3StoreIsUpgradedInPlace) {
 
   auto set = run({"watch", "budget", "hn", "2"});
   ASSERT_EQ(set.exit_code, 0) << set.err;
-  EXPECT_NE(set.out.find("budget for hackernews: 2 requests a day (UTC), kept in the store for every run that uses it · 2 spent today"),
-            std::string::npos)
+  EXPECT_NE(
+      set.out.find("budget for hackernews: 2 requests a day (UTC), kept in the store for every run that uses it · 2 spent today"),
+      std::string::npos)
       << set.out;
   EXPECT_EQ(value("SELECT MAX(version) FROM schema_migrations"), "4");
   EXPECT_EQ(value("SELECT requests FROM budget_limit WHERE source = 'hackernews'"), "2");
   auto list = run({"watch", "list"});
   EXPECT_NE(list.out.find("zig comptime · every 24 h"), std::string::npos) << list.out;
-  EXPECT_NE(list.out.find("hackernews: 2 of 2 requests spent (watch budget hackernews 2) · spent"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("hackernews: 2 of 2 requests spent (watch budget hackernews 2) · spent"), std::string::npos)
+      << list.out;
   const auto log_before = w_.fake().log().size();
   auto research = run({"watch", "run", "--all", "--emit", "json"});
   EXPECT_EQ(hn_status(research)["state"], "rate-limited") << research.out << research.err;
@@ -297,8 +311,9 @@ TEST_P(BudgetCli, DoctorSaysWhatAYouTubeRequestCostsInQuotaUnits) {
   EXPECT_NE(none_json["budgets"]["request_costs"]["youtube"].get<std::string>().find("100 x N units"), std::string::npos);
   ASSERT_EQ(run({"watch", "budget", "yt", "90"}, key).exit_code, 0);
   auto list = run({"watch", "list"}, key);
-  EXPECT_NE(list.out.find("youtube: 0 of 90 requests spent (watch budget youtube 90)\n    one request is one YouTube Data API call"),
-            std::string::npos)
+  EXPECT_NE(
+      list.out.find("youtube: 0 of 90 requests spent (watch budget youtube 90)\n    one request is one YouTube Data API call"),
+      std::string::npos)
       << list.out;
   auto doctor = run({"doctor", "--search", "hn"}, key);
   EXPECT_EQ(doctor.out.find("youtube (no budget)"), std::string::npos) << doctor.out;

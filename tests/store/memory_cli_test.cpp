@@ -170,7 +170,8 @@ TEST(MemoryCli, ASpentRequestBudgetSkipsTheSourceAsRateLimited) {
   EXPECT_EQ(watch["runs"][0]["source_status"]["hackernews"]["state"], "rate-limited") << watch.dump(1);
 
   auto doctor = w.run({"doctor", "--search", "hn"}, budget);
-  EXPECT_NE(doctor.out.find(fmt::format("hackernews: {} of 1 requests spent (LAST30DAYS_BUDGET_HACKERNEWS=1)", spent)), std::string::npos)
+  EXPECT_NE(doctor.out.find(fmt::format("hackernews: {} of 1 requests spent (LAST30DAYS_BUDGET_HACKERNEWS=1)", spent)),
+            std::string::npos)
       << doctor.out;
   // An agent host's research is held to the same budget (spec section 3): no request made.
   {

@@ -492,7 +492,8 @@ TEST(StorePostgresCli, SeveralProcessesCreateTheSchemaAtOnce) {
     threads.emplace_back([&, i] { results[i] = w.run({"watch", "list", "--emit", "json"}, {{"LAST30DAYS_STORE_URL", pg.url(db)}}); });
   for (auto& t : threads) t.join();
   for (const auto& r : results) EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(pg.query(db, "SELECT string_agg(version::text, ',' ORDER BY version) FROM last30days.schema_migrations")[0][0], "1,2,3,4");
+  EXPECT_EQ(pg.query(db, "SELECT string_agg(version::text, ',' ORDER BY version) FROM last30days.schema_migrations")[0][0],
+            "1,2,3,4");
 }
 
 TEST(StorePostgresCli, TwoWatchRunProcessesRunEachDueTopicExactlyOnce) {
