@@ -76,7 +76,7 @@ TEST(Completions, BashKeepsFileNamesWithSpacesWhole) {
   EXPECT_NE(got.find(dir.path() + "/my brief.html\n"), std::string::npos) << got;
   EXPECT_NE(got.find(dir.path() + "/my notes.md\n"), std::string::npos) << got;
   EXPECT_EQ(std::count(got.begin(), got.end(), '\n'), 2) << "one completion per file, never split at the space: " << got;
-  EXPECT_EQ(complete_bash(path, {"last30days", "watch", ""}), "add\nlist\nremove\nrun\nnotify\n");
+  EXPECT_EQ(complete_bash(path, {"last30days", "watch", ""}), "add\nlist\nremove\nrun\nnotify\nbudget\n");
   EXPECT_EQ(complete_bash(path, {"last30days", "help", "wa"}), "watch\n");
 }
 
