@@ -144,7 +144,8 @@ int main(int argc, char** argv) {
   const char* binary = std::getenv("L30_BINARY_UNDER_TEST");
   fmt::print("binary: {}\nlatency: {} ms per request (fake upstream, 127.0.0.1); wall = median of {}\n\n",
              binary ? binary : L30_BINARY, latency, repeat);
-  fmt::print("| sources | depth | requests | wall ms | critical path ms | wall - critical ms | slowest chain | requests by kind |\n");
+  fmt::print(
+      "| sources | depth | requests | wall ms | critical path ms | wall - critical ms | slowest chain | requests by kind |\n");
   fmt::print("|---|---|---|---|---|---|---|---|\n");
   for (const auto& cfg : configs) {
     for (const auto& d : depths) {
@@ -174,8 +175,8 @@ int main(int argc, char** argv) {
       }
       std::sort(walls.begin(), walls.end());
       const long wall = walls[walls.size() / 2];
-      fmt::print("| {} | {} | {} | {} | {} | {} | {} | {} |\n", cfg.name, d.name, requests, wall, path.ms, wall - path.ms, path.why,
-                 by_kind);
+      fmt::print("| {} | {} | {} | {} | {} | {} | {} | {} |\n", cfg.name, d.name, requests, wall, path.ms, wall - path.ms,
+                 path.why, by_kind);
     }
   }
   return 0;

@@ -13,12 +13,12 @@
 
 namespace {
 
+using l30bench::core_pipeline;
 using l30bench::Corpus;
 using l30bench::Fetch;
 using l30bench::Generator;
 using l30bench::kTopic;
 using l30bench::score;
-using l30bench::core_pipeline;
 
 // ---------------------------------------------------------------------------------
 // Corpora at each pipeline point, built once per size and shared by the benchmarks.

@@ -17,8 +17,8 @@ std::string serialize(const l30bench::Corpus& c, const std::vector<model::Cluste
   for (std::size_t i = 0; i < c.items.size(); ++i) {
     const auto& it = c.items[i];
     const auto& s = it.scores;
-    out += fmt::format("item {} {} rel={:a} fresh={:a} eng={:a} final={:a} base={:a} cluster={}\n", it.id, it.url,
-                       s.relevance, s.freshness, s.engagement, s.final, c.features[i].base, it.cluster);
+    out += fmt::format("item {} {} rel={:a} fresh={:a} eng={:a} final={:a} base={:a} cluster={}\n", it.id, it.url, s.relevance,
+                       s.freshness, s.engagement, s.final, c.features[i].base, it.cluster);
     for (const auto& a : it.also_seen) {
       out += fmt::format("  seen {} {} {} {}", a.source, a.url, a.title, a.discussion_url.value_or("-"));
       for (const auto& e : a.engagement) out += fmt::format(" {}={:a}", e.field, e.value);
@@ -55,8 +55,8 @@ int main(int argc, char** argv) {
     const int folded = ranked.folded;
     const auto clusters = std::move(ranked.clusters);
     const std::string text = serialize(c, clusters, pruned, folded);
-    std::printf("%-18s %s  items=%zu clusters=%zu\n", name.c_str(), core::hex64(core::fnv1a64(text)).c_str(),
-                c.items.size(), clusters.size());
+    std::printf("%-18s %s  items=%zu clusters=%zu\n", name.c_str(), core::hex64(core::fnv1a64(text)).c_str(), c.items.size(),
+                clusters.size());
     if (!dump_dir.empty()) std::ofstream(dump_dir + "/" + name + ".txt") << text;
   }
 }

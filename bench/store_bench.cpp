@@ -29,11 +29,12 @@ struct Vocabulary {
   std::vector<std::string> words;
   std::discrete_distribution<std::size_t> pick;
   Vocabulary() {
-    const char* base[] = {"rust", "tokio", "async", "runtime", "scheduler", "memory", "safety", "compiler", "llvm", "zig",
-                          "comptime", "python", "typing", "postgres", "sqlite", "index", "query", "planner", "kernel",
-                          "linux", "wasm", "browser", "gpu", "cuda", "model", "training", "inference", "latency",
-                          "release", "security", "vulnerability", "patch", "benchmark", "database", "cache", "network",
-                          "protocol", "http", "quic", "tls", "json", "parser", "allocator", "garbage", "collector"};
+    const char* base[] = {"rust",      "tokio",    "async",     "runtime", "scheduler", "memory",   "safety",        "compiler",
+                          "llvm",      "zig",      "comptime",  "python",  "typing",    "postgres", "sqlite",        "index",
+                          "query",     "planner",  "kernel",    "linux",   "wasm",      "browser",  "gpu",           "cuda",
+                          "model",     "training", "inference", "latency", "release",   "security", "vulnerability", "patch",
+                          "benchmark", "database", "cache",     "network", "protocol",  "http",     "quic",          "tls",
+                          "json",      "parser",   "allocator", "garbage", "collector"};
     for (const char* w : base) words.emplace_back(w);
     std::mt19937 rng(7);
     const std::string letters = "abcdefghijklmnopqrstuvwxyz";
@@ -56,7 +57,8 @@ struct Vocabulary {
 
 double percentile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
-  const auto idx = static_cast<std::size_t>(std::min<double>(static_cast<double>(v.size() - 1), p * static_cast<double>(v.size())));
+  const auto idx =
+      static_cast<std::size_t>(std::min<double>(static_cast<double>(v.size() - 1), p * static_cast<double>(v.size())));
   return v[idx];
 }
 
@@ -122,10 +124,11 @@ int main(int argc, char** argv) {
       hits += db->search(query, 10).results.size();
       ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - s0).count());
     }
-    fmt::print("library search, {} {} queries (1-2 words), limit 10: p50 {:.2f} ms · p90 {:.2f} ms · p99 {:.2f} ms · "
-               "max {:.2f} ms · {:.1f} results per query\n",
-               n, label, percentile(ms, 0.50), percentile(ms, 0.90), percentile(ms, 0.99), percentile(ms, 1.0),
-               static_cast<double>(hits) / n);
+    fmt::print(
+        "library search, {} {} queries (1-2 words), limit 10: p50 {:.2f} ms · p90 {:.2f} ms · p99 {:.2f} ms · "
+        "max {:.2f} ms · {:.1f} results per query\n",
+        n, label, percentile(ms, 0.50), percentile(ms, 0.90), percentile(ms, 0.99), percentile(ms, 1.0),
+        static_cast<double>(hits) / n);
   };
   if (findings > 0)
     fmt::print("backend {} · {} findings in {:.1f} s: {:.0f} findings/s ({} per transaction)\n", backend, findings, insert_s,

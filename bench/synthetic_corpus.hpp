@@ -72,24 +72,83 @@ class Zipf {
 // so that the mix of those is controlled explicitly below.
 
 inline std::vector<std::string> make_vocabulary(std::size_t size) {
-  static const char* const kDomain[] = {
-      "tokio", "executor", "futures", "await", "scheduler", "threadpool", "epoll", "io_uring", "waker",
-      "pinning", "streams", "channel", "mutex", "deadlock", "latency", "throughput", "benchmark", "tracing",
-      "hyper", "axum", "tower", "smol", "glommio", "monoio", "embassy", "wasm", "kernel", "syscalls",
-      "cancellation", "structured", "concurrency", "green", "threads", "stackful", "coroutines", "generators",
-      "closures", "lifetimes", "borrow", "checker", "traits", "dyn", "send", "sync", "static", "unsafe",
-      "allocator", "memory", "leak", "panic", "backpressure", "timers", "sockets", "tcp", "quic", "http2",
-      "grpc", "database", "postgres", "sqlx", "diesel", "redis", "kafka", "actor", "actix", "bevy", "game",
-      "engine", "embedded", "microcontroller", "firmware", "linux", "windows", "macos", "compiler",
-      "rustc", "llvm", "cargo", "crate", "crates", "edition", "stabilized", "nightly", "rfc", "proposal",
-      "design", "performance", "migration", "production", "lessons", "postmortem", "outage", "debugging",
-      "profiling", "flamegraph", "perf", "criterion", "workstealing", "local", "spawn", "blocking",
-      "select", "join", "timeout", "retry", "runtime-agnostic", "ecosystem", "fragmentation", "interop",
-      "zig", "golang", "goroutines", "erlang", "beam", "elixir", "java", "loom", "virtual", "kotlin",
-      "swift", "python", "asyncio", "trio", "node", "libuv", "deno", "bun", "javascript", "typescript",
-      "prediction", "market", "odds", "funding", "startup", "acquisition", "layoffs", "foundation",
-      "governance", "maintainer", "burnout", "security", "vulnerability", "cve", "audit", "fuzzing",
-      "paper", "survey", "formal", "verification", "model", "semantics", "proof", "analysis", "static-analysis"};
+  static const char* const kDomain[] = {"tokio",        "executor",
+                                        "futures",      "await",
+                                        "scheduler",    "threadpool",
+                                        "epoll",        "io_uring",
+                                        "waker",        "pinning",
+                                        "streams",      "channel",
+                                        "mutex",        "deadlock",
+                                        "latency",      "throughput",
+                                        "benchmark",    "tracing",
+                                        "hyper",        "axum",
+                                        "tower",        "smol",
+                                        "glommio",      "monoio",
+                                        "embassy",      "wasm",
+                                        "kernel",       "syscalls",
+                                        "cancellation", "structured",
+                                        "concurrency",  "green",
+                                        "threads",      "stackful",
+                                        "coroutines",   "generators",
+                                        "closures",     "lifetimes",
+                                        "borrow",       "checker",
+                                        "traits",       "dyn",
+                                        "send",         "sync",
+                                        "static",       "unsafe",
+                                        "allocator",    "memory",
+                                        "leak",         "panic",
+                                        "backpressure", "timers",
+                                        "sockets",      "tcp",
+                                        "quic",         "http2",
+                                        "grpc",         "database",
+                                        "postgres",     "sqlx",
+                                        "diesel",       "redis",
+                                        "kafka",        "actor",
+                                        "actix",        "bevy",
+                                        "game",         "engine",
+                                        "embedded",     "microcontroller",
+                                        "firmware",     "linux",
+                                        "windows",      "macos",
+                                        "compiler",     "rustc",
+                                        "llvm",         "cargo",
+                                        "crate",        "crates",
+                                        "edition",      "stabilized",
+                                        "nightly",      "rfc",
+                                        "proposal",     "design",
+                                        "performance",  "migration",
+                                        "production",   "lessons",
+                                        "postmortem",   "outage",
+                                        "debugging",    "profiling",
+                                        "flamegraph",   "perf",
+                                        "criterion",    "workstealing",
+                                        "local",        "spawn",
+                                        "blocking",     "select",
+                                        "join",         "timeout",
+                                        "retry",        "runtime-agnostic",
+                                        "ecosystem",    "fragmentation",
+                                        "interop",      "zig",
+                                        "golang",       "goroutines",
+                                        "erlang",       "beam",
+                                        "elixir",       "java",
+                                        "loom",         "virtual",
+                                        "kotlin",       "swift",
+                                        "python",       "asyncio",
+                                        "trio",         "node",
+                                        "libuv",        "deno",
+                                        "bun",          "javascript",
+                                        "typescript",   "prediction",
+                                        "market",       "odds",
+                                        "funding",      "startup",
+                                        "acquisition",  "layoffs",
+                                        "foundation",   "governance",
+                                        "maintainer",   "burnout",
+                                        "security",     "vulnerability",
+                                        "cve",          "audit",
+                                        "fuzzing",      "paper",
+                                        "survey",       "formal",
+                                        "verification", "model",
+                                        "semantics",    "proof",
+                                        "analysis",     "static-analysis"};
   std::vector<std::string> words;
   std::unordered_set<std::string> seen;
   const auto take = [&](std::string w) {
@@ -97,8 +156,8 @@ inline std::vector<std::string> make_vocabulary(std::size_t size) {
     if (seen.insert(w).second) words.push_back(std::move(w));
   };
   for (const char* w : kDomain) take(w);
-  static const char* const kOnset[] = {"b", "br", "c", "ch", "d", "dr", "f", "g", "gr", "h", "j", "k", "l", "m",
-                                      "n", "p", "pl", "qu", "r", "s", "sh", "st", "t", "tr", "v", "w", "z"};
+  static const char* const kOnset[] = {"b", "br", "c",  "ch", "d", "dr", "f",  "g",  "gr", "h",  "j", "k", "l", "m",
+                                       "n", "p",  "pl", "qu", "r", "s",  "sh", "st", "t",  "tr", "v", "w", "z"};
   static const char* const kVowel[] = {"a", "e", "i", "o", "u", "ai", "ea", "io", "ou"};
   static const char* const kCoda[] = {"", "", "n", "r", "l", "x", "m", "nd", "rk", "st"};
   Rng rng(kSeed ^ 0xB0CAB);
@@ -148,7 +207,8 @@ inline void add_engagement(model::Item& it, std::string_view src, Rng& rng) {
     if (rng.chance(0.4)) e = {{"stars", rng.lognormal(80, 2.0)}, {"forks", rng.lognormal(8, 1.8)}};
     else e = {{"comments", rng.lognormal(4, 1.2)}, {"reactions", rng.lognormal(2, 1.5)}};
   } else if (src == "stackexchange") {
-    e = {{"score", rng.lognormal(3, 1.2)}, {"answer_count", std::floor(rng.uniform() * 5)},
+    e = {{"score", rng.lognormal(3, 1.2)},
+         {"answer_count", std::floor(rng.uniform() * 5)},
          {"view_count", rng.lognormal(400, 1.5)}};
   } else if (src == "lobsters") {
     const double score = rng.lognormal(8, 1.0);
@@ -246,9 +306,9 @@ class Generator {
   Fetch similar(std::size_t n, int kind) {
     Rng rng(kSeed ^ (n * 31 + static_cast<std::size_t>(kind)));
     std::map<std::pair<std::string, int>, int> next_rank;
-    const std::vector<std::string> base = {"Rust", "async", "runtime", "tokio", "executor", "scheduler", "waker",
-                                           "latency", "threadpool", "benchmark", "epoll", "reactor", "timers",
-                                           "cancellation"};
+    const std::vector<std::string> base = {"Rust",      "async",   "runtime", "tokio",       "executor",
+                                           "scheduler", "waker",   "latency", "threadpool",  "benchmark",
+                                           "epoll",     "reactor", "timers",  "cancellation"};
     const std::size_t changes = kind == 1 ? 1 : 2;
     Fetch out{{}, plan_, window_};
     out.items.reserve(n);
@@ -301,8 +361,8 @@ class Generator {
     std::vector<std::string> words;
     const std::size_t extra = 3 + rng.below(7);
     for (std::size_t k = 0; k < extra; ++k) words.push_back(word(rng));
-    if (rng.chance(0.2)) words.insert(words.begin() + static_cast<long>(rng.below(words.size() + 1)),
-                                      rng.chance(0.5) ? "new" : "2026");
+    if (rng.chance(0.2))
+      words.insert(words.begin() + static_cast<long>(rng.below(words.size() + 1)), rng.chance(0.5) ? "new" : "2026");
     const double u = rng.uniform();
     const auto at = [&] { return words.begin() + static_cast<long>(rng.below(words.size() + 1)); };
     if (u < 0.45) {  // the phrase itself
@@ -346,8 +406,7 @@ class Generator {
   }
 
   static std::string fmt_article(std::size_t i, const std::string& title, Rng& rng) {
-    return "https://blog" + std::to_string(rng.below(2000)) + ".example.com/posts/" + slug(title) + "-" +
-           std::to_string(i);
+    return "https://blog" + std::to_string(rng.below(2000)) + ".example.com/posts/" + slug(title) + "-" + std::to_string(i);
   }
 
   static std::string url_variant(const std::string& url, Rng& rng) {

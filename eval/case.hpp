@@ -20,17 +20,17 @@ struct Label {
 };
 
 struct CaseItem {
-  std::string source;         // source id: hackernews, reddit, github, stackexchange, lobsters, polymarket, arxiv
-  std::string report_id;      // the id the report gives it: "<source>:<native id>" (github: "github:repo:<id>")
-  core::UnixSeconds at = 0;   // when it was posted or created
-  nlohmann::json data;        // the compact record as written in the case file
+  std::string source;        // source id: hackernews, reddit, github, stackexchange, lobsters, polymarket, arxiv
+  std::string report_id;     // the id the report gives it: "<source>:<native id>" (github: "github:repo:<id>")
+  core::UnixSeconds at = 0;  // when it was posted or created
+  nlohmann::json data;       // the compact record as written in the case file
   Label label;
 };
 
 struct Case {
   std::string name;  // file name without .json
   std::string topic;
-  std::string cls;   // the case class
+  std::string cls;  // the case class
   std::string as_of = "2026-11-29";
   int days = 30;
   std::string depth = "default";       // quick | default | deep

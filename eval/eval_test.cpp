@@ -56,7 +56,8 @@ TEST(EvalMetrics, AStoryCountsOnceAndOnlyTheFirstFiveCount) {
   const auto twice = score(c, {"hackernews:d", "hackernews:e"});
   const auto once = score(c, {"hackernews:d", "hackernews:c"});
   EXPECT_NEAR(twice.ndcg, once.ndcg, 1e-12) << "the cross-post adds nothing";
-  const auto late = score(c, {"hackernews:c", "hackernews:c2", "hackernews:c3", "hackernews:c4", "hackernews:c5", "hackernews:a"});
+  const auto late =
+      score(c, {"hackernews:c", "hackernews:c2", "hackernews:c3", "hackernews:c4", "hackernews:c5", "hackernews:a"});
   EXPECT_EQ(late.unknown.size(), 4u);
   EXPECT_EQ(late.ndcg, 0.0) << "the sixth place is outside the cutoff";
   EXPECT_EQ(score(c, {}).ndcg, 0.0);
@@ -115,7 +116,8 @@ TEST(EvalUpstream, AListedLobstersStoryReachesTheRankerOnlyIfItHoldsASubQuery) {
   Case c;
   c.topic = "Helix editor";
   c.cls = "test";
-  for (const auto& [id, title] : std::vector<std::pair<std::string, std::string>>{{"ab1", "The Helix editor, a year in"}, {"ab2", "Helix 26.11"}}) {
+  for (const auto& [id, title] :
+       std::vector<std::pair<std::string, std::string>>{{"ab1", "The Helix editor, a year in"}, {"ab2", "Helix 26.11"}}) {
     CaseItem it;
     it.source = "lobsters";
     it.report_id = "lobsters:" + id;

@@ -47,14 +47,15 @@ struct Result {
   Metrics metrics;
   Recall recall;
   std::map<std::string, std::set<std::string>> asked;  // per source, the searches sent
-  std::vector<json> top;  // the report's items, best first
+  std::vector<json> top;                               // the report's items, best first
   std::string error;
   long elapsed_ms = 0;
 };
 
 [[noreturn]] void usage(const std::string& why) {
   std::cerr << "l30_eval: " << why << "\n"
-            << "usage: l30_eval [--cases DIR] [--binary PATH] [--case NAME]... [--exclude GLOB]... [--show | --show-all] [--dump DIR] [--pool]\n"
+            << "usage: l30_eval [--cases DIR] [--binary PATH] [--case NAME]... [--exclude GLOB]... [--show | --show-all] [--dump "
+               "DIR] [--pool]\n"
             << "                [--gate [--min-ndcg X] [--min-case-ndcg X] [--max-wrong N]]\n";
   std::exit(2);
 }
@@ -89,7 +90,8 @@ Result run_case(const Case& c, const std::string& binary, const std::string& dum
   CaseUpstream upstream(c, pool);
   testing_support::TempDir home;
   const auto env = testing_support::isolated_env(home, upstream.host_map());
-  std::vector<std::string> args{binary, c.topic, "--as-of", c.as_of, "--days", std::to_string(c.days), "--emit", "json", "--quiet"};
+  std::vector<std::string> args{binary,   c.topic, "--as-of", c.as_of, "--days", std::to_string(c.days),
+                                "--emit", "json",  "--quiet"};
   if (c.depth == "quick") args.push_back("--quick");
   if (c.depth == "deep") args.push_back("--deep");
   if (c.plan) args.insert(args.end(), {"--plan", c.plan->dump()});
@@ -194,8 +196,8 @@ int main(int argc, char** argv) {
   }
   const double n = static_cast<double>(cases.size());
   fmt::print("{:<63} {:>7.3f} {:>5.2f} {:>7} {:>7} {:>5.2f}\n",
-             fmt::format("overall (mean of {} cases; lowest case {:.3f})", cases.size(), min_ndcg), sum_ndcg / n, sum_p / n, wrong,
-             fmt::format("{}/{}", reached, relevant), sum_recall / n);
+             fmt::format("overall (mean of {} cases; lowest case {:.3f})", cases.size(), min_ndcg), sum_ndcg / n, sum_p / n,
+             wrong, fmt::format("{}/{}", reached, relevant), sum_recall / n);
   fmt::print("recall: {}/{} relevant stories served over all cases ({:.2f}); mean per case {:.2f}\n", reached, relevant,
              relevant ? static_cast<double>(reached) / relevant : 1.0, sum_recall / n);
   if (!o.gate) return errors ? 1 : 0;

@@ -30,8 +30,8 @@ struct Metrics {
 Metrics score(const Case& c, const std::vector<std::string>& ranked);
 
 struct Recall {
-  int reached = 0;   // relevant stories with at least one item served
-  int relevant = 0;  // relevant stories in the case
+  int reached = 0;                  // relevant stories with at least one item served
+  int relevant = 0;                 // relevant stories in the case
   std::vector<std::string> missed;  // one report id per relevant story never served
   double ratio() const { return relevant > 0 ? static_cast<double>(reached) / relevant : 1.0; }
 };

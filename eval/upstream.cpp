@@ -25,7 +25,7 @@ namespace {
 // \"u, \'e, \`a, \^o, \~n, \c{c}, {\"u}, \"{u}: the accent applied to the next letter.
 std::string decode_tex(std::string_view s) {
   static const std::map<char, std::string> kCombining{{'"', "\xCC\x88"}, {'\'', "\xCC\x81"}, {'`', "\xCC\x80"},
-                                                      {'^', "\xCC\x82"}, {'~', "\xCC\x83"}, {'c', "\xCC\xA7"}};
+                                                      {'^', "\xCC\x82"}, {'~', "\xCC\x83"},  {'c', "\xCC\xA7"}};
   std::string out;
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (s[i] == '\\' && i + 1 < s.size() && kCombining.count(s[i + 1])) {
@@ -51,8 +51,7 @@ std::string decode_tex(std::string_view s) {
 
 std::string strip_marks_casefold(std::string_view s) {
   utf8proc_uint8_t* out = nullptr;
-  const auto n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(s.data()), static_cast<utf8proc_ssize_t>(s.size()),
-                              &out,
+  const auto n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(s.data()), static_cast<utf8proc_ssize_t>(s.size()), &out,
                               static_cast<utf8proc_option_t>(UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT | UTF8PROC_STRIPMARK |
                                                              UTF8PROC_CASEFOLD | UTF8PROC_IGNORE));
   if (n < 0 || out == nullptr) return core::lower_ascii(s);
@@ -90,7 +89,8 @@ std::vector<std::string> search_words(std::string_view text) {
   return out;
 }
 
-bool matches_all(const std::vector<std::string>& doc_words, const std::string& doc_folded, const std::vector<std::string>& query) {
+bool matches_all(const std::vector<std::string>& doc_words, const std::string& doc_folded,
+                 const std::vector<std::string>& query) {
   if (query.empty()) return false;
   for (const auto& q : query) {
     const bool found = is_ascii_word(q) ? std::find(doc_words.begin(), doc_words.end(), q) != doc_words.end()
@@ -102,10 +102,10 @@ bool matches_all(const std::vector<std::string>& doc_words, const std::string& d
 
 namespace {
 
-bool matches_any(const std::vector<std::string>& doc_words, const std::string& doc_folded, const std::vector<std::string>& query) {
-  return std::any_of(query.begin(), query.end(), [&](const std::string& q) {
-    return !core::is_stopword(q) && matches_all(doc_words, doc_folded, {q});
-  });
+bool matches_any(const std::vector<std::string>& doc_words, const std::string& doc_folded,
+                 const std::vector<std::string>& query) {
+  return std::any_of(query.begin(), query.end(),
+                     [&](const std::string& q) { return !core::is_stopword(q) && matches_all(doc_words, doc_folded, {q}); });
 }
 
 struct Doc {
@@ -203,25 +203,35 @@ std::string hn_body(const std::vector<const CaseItem*>& items, const std::string
     hit["objectID"] = id;
     hits.push_back(std::move(hit));
   }
-  json doc{{"hits", hits},           {"nbHits", hits.size()},    {"page", 0},
-           {"nbPages", 1},           {"hitsPerPage", 25},        {"exhaustiveNbHits", true},
-           {"query", query},         {"params", "query=" + core::url_encode(query) + "&tags=story"},
+  json doc{{"hits", hits},
+           {"nbHits", hits.size()},
+           {"page", 0},
+           {"nbPages", 1},
+           {"hitsPerPage", 25},
+           {"exhaustiveNbHits", true},
+           {"query", query},
+           {"params", "query=" + core::url_encode(query) + "&tags=story"},
            {"processingTimeMS", 2}};
   return doc.dump();
 }
 
 std::string reddit_atom(const std::vector<const CaseItem*>& items, const std::string& query) {
-  std::string out = R"(<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom" xmlns:media="http://search.yahoo.com/mrss/">)";
+  std::string out =
+      R"(<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom" xmlns:media="http://search.yahoo.com/mrss/">)";
   const std::string q = core::url_encode(query);
   out += "<updated>2026-11-29T10:00:00+00:00</updated><icon>https://www.redditstatic.com/icon.png/</icon>";
-  out += fmt::format("<id>/search.rss?q={0}&amp;sort=relevance&amp;t=month</id><link rel=\"self\" href=\"https://www.reddit.com/search.rss?q={0}&amp;sort=relevance&amp;t=month\" type=\"application/atom+xml\" />", q);
+  out += fmt::format(
+      "<id>/search.rss?q={0}&amp;sort=relevance&amp;t=month</id><link rel=\"self\" "
+      "href=\"https://www.reddit.com/search.rss?q={0}&amp;sort=relevance&amp;t=month\" type=\"application/atom+xml\" />",
+      q);
   out += fmt::format("<title>reddit.com: search results - {}</title>", xml_escape(query));
   for (const auto* it : items) {
     const json& d = it->data;
     const std::string id = s(d, "id"), sub = s(d, "sub"), author = s(d, "author"), title = s(d, "title");
     const std::string permalink = fmt::format("https://www.reddit.com/r/{}/comments/{}/{}/", sub, id, slug_of(title));
     const std::string link = s(d, "url").empty() ? permalink : s(d, "url");
-    const bool self_text = d.contains("selftext") && (d["selftext"].is_array() ? !d["selftext"].empty() : !s(d, "selftext").empty());
+    const bool self_text =
+        d.contains("selftext") && (d["selftext"].is_array() ? !d["selftext"].empty() : !s(d, "selftext").empty());
     std::string html;
     if (self_text) {
       html += "<!-- SC_OFF --><div class=\"md\">";
@@ -231,9 +241,10 @@ std::string reddit_atom(const std::vector<const CaseItem*>& items, const std::st
     } else {
       html += "<table> <tr><td> ";
     }
-    html += fmt::format("&#32; submitted by &#32; <a href=\"https://www.reddit.com/user/{0}\"> /u/{0} </a> <br/> "
-                        "<span><a href=\"{1}\">[link]</a></span> &#32; <span><a href=\"{2}\">[comments]</a></span>",
-                        author, html_escape(link), permalink);
+    html += fmt::format(
+        "&#32; submitted by &#32; <a href=\"https://www.reddit.com/user/{0}\"> /u/{0} </a> <br/> "
+        "<span><a href=\"{1}\">[link]</a></span> &#32; <span><a href=\"{2}\">[comments]</a></span>",
+        author, html_escape(link), permalink);
     if (!self_text) html += " </td></tr></table>";
     out += fmt::format("<entry><author><name>/u/{0}</name><uri>https://www.reddit.com/user/{0}</uri></author>", author);
     out += fmt::format("<category term=\"{0}\" label=\"r/{0}\"/>", sub);
@@ -267,34 +278,36 @@ std::string github_body(const std::vector<const CaseItem*>& items) {
       const std::string full = s(d, "full_name");
       const std::string owner = full.substr(0, full.find('/'));
       const std::string created = core::format_iso8601(it->at);
-      out.push_back({{"id", id},
-                     {"node_id", "R_kgDO" + std::to_string(id)},
-                     {"name", full.substr(full.find('/') + 1)},
-                     {"full_name", full},
-                     {"private", false},
-                     {"owner", {{"login", owner}, {"id", 100000 + id % 9000}, {"type", "User"}, {"html_url", "https://github.com/" + owner}}},
-                     {"html_url", "https://github.com/" + full},
-                     {"description", d.contains("description") ? d["description"] : json(nullptr)},
-                     {"fork", false},
-                     {"url", "https://api.github.com/repos/" + full},
-                     {"created_at", created},
-                     {"updated_at", "2026-11-28T20:00:00Z"},
-                     {"pushed_at", "2026-11-28T19:59:00Z"},
-                     {"homepage", nullptr},
-                     {"size", 120},
-                     {"stargazers_count", d.value("stars", 0)},
-                     {"watchers_count", d.value("stars", 0)},
-                     {"language", d.contains("language") ? d["language"] : json(nullptr)},
-                     {"forks_count", d.value("forks", 0)},
-                     {"open_issues_count", 1},
-                     {"license", nullptr},
-                     {"topics", d.value("topics", json::array())},
-                     {"visibility", "public"},
-                     {"forks", d.value("forks", 0)},
-                     {"open_issues", 1},
-                     {"watchers", d.value("stars", 0)},
-                     {"default_branch", "main"},
-                     {"score", 1.0}});
+      out.push_back(
+          {{"id", id},
+           {"node_id", "R_kgDO" + std::to_string(id)},
+           {"name", full.substr(full.find('/') + 1)},
+           {"full_name", full},
+           {"private", false},
+           {"owner",
+            {{"login", owner}, {"id", 100000 + id % 9000}, {"type", "User"}, {"html_url", "https://github.com/" + owner}}},
+           {"html_url", "https://github.com/" + full},
+           {"description", d.contains("description") ? d["description"] : json(nullptr)},
+           {"fork", false},
+           {"url", "https://api.github.com/repos/" + full},
+           {"created_at", created},
+           {"updated_at", "2026-11-28T20:00:00Z"},
+           {"pushed_at", "2026-11-28T19:59:00Z"},
+           {"homepage", nullptr},
+           {"size", 120},
+           {"stargazers_count", d.value("stars", 0)},
+           {"watchers_count", d.value("stars", 0)},
+           {"language", d.contains("language") ? d["language"] : json(nullptr)},
+           {"forks_count", d.value("forks", 0)},
+           {"open_issues_count", 1},
+           {"license", nullptr},
+           {"topics", d.value("topics", json::array())},
+           {"visibility", "public"},
+           {"forks", d.value("forks", 0)},
+           {"open_issues", 1},
+           {"watchers", d.value("stars", 0)},
+           {"default_branch", "main"},
+           {"score", 1.0}});
     } else {
       const std::string repo = s(d, "repo");
       const long long number = d.value("number", 1LL);
@@ -315,8 +328,11 @@ std::string github_body(const std::vector<const CaseItem*>& items) {
                      {"updated_at", "2026-11-28T10:00:00Z"},
                      {"author_association", "NONE"},
                      {"body", d.contains("body") ? d["body"] : json(nullptr)},
-                     {"reactions", {{"url", fmt::format("https://api.github.com/repos/{}/issues/{}/reactions", repo, number)},
-                                    {"total_count", reactions}, {"+1", reactions}, {"-1", 0}}},
+                     {"reactions",
+                      {{"url", fmt::format("https://api.github.com/repos/{}/issues/{}/reactions", repo, number)},
+                       {"total_count", reactions},
+                       {"+1", reactions},
+                       {"-1", 0}}},
                      {"score", 1.0}});
     }
   }
@@ -330,8 +346,13 @@ std::string stackexchange_body(const std::vector<const CaseItem*>& items) {
     const long long id = d["id"].get<long long>();
     const std::string user = s(d, "user");
     json q{{"tags", d.value("tags", json::array())},
-           {"owner", {{"account_id", id % 100000}, {"reputation", 150}, {"user_id", id % 1000000}, {"user_type", "registered"},
-                      {"display_name", user}, {"link", "https://stackoverflow.com/users/" + std::to_string(id % 1000000)}}},
+           {"owner",
+            {{"account_id", id % 100000},
+             {"reputation", 150},
+             {"user_id", id % 1000000},
+             {"user_type", "registered"},
+             {"display_name", user},
+             {"link", "https://stackoverflow.com/users/" + std::to_string(id % 1000000)}}},
            {"is_answered", d.value("answered", false)},
            {"view_count", d.value("views", 0)},
            {"answer_count", d.value("answers", 0)},
@@ -420,7 +441,9 @@ std::string polymarket_body(const std::vector<const CaseItem*>& items) {
                       {"commentCount", d.value("comments", 0)},
                       {"markets", markets}});
   }
-  return json{{"events", events}, {"tags", json::array()}, {"profiles", json::array()},
+  return json{{"events", events},
+              {"tags", json::array()},
+              {"profiles", json::array()},
               {"pagination", {{"hasMore", false}, {"totalResults", events.size()}}}}
       .dump();
 }
@@ -431,18 +454,27 @@ std::string arxiv_body(const std::vector<const CaseItem*>& items, const std::str
 )";
   out += "  <id>https://arxiv.org/api/eval</id>\n  <title>arXiv Query: search_query=" + xml_escape(query) + "</title>\n";
   out += "  <updated>2026-11-29T00:00:00Z</updated>\n";
-  out += fmt::format("  <opensearch:itemsPerPage>{0}</opensearch:itemsPerPage>\n  <opensearch:totalResults>{0}</opensearch:totalResults>\n  <opensearch:startIndex>0</opensearch:startIndex>\n", items.size());
+  out += fmt::format(
+      "  <opensearch:itemsPerPage>{0}</opensearch:itemsPerPage>\n  <opensearch:totalResults>{0}</opensearch:totalResults>\n  "
+      "<opensearch:startIndex>0</opensearch:startIndex>\n",
+      items.size());
   for (const auto* it : items) {
     const json& d = it->data;
     const std::string id = s(d, "id");
-    out += fmt::format("  <entry>\n    <id>http://arxiv.org/abs/{}v1</id>\n    <title>{}</title>\n    <updated>{}</updated>\n", id,
-                       xml_escape(s(d, "title")), core::format_iso8601(it->at));
-    out += fmt::format("    <link href=\"https://arxiv.org/abs/{0}v1\" rel=\"alternate\" type=\"text/html\"/>\n    <link href=\"https://arxiv.org/pdf/{0}v1\" rel=\"related\" type=\"application/pdf\" title=\"pdf\"/>\n", id);
+    out += fmt::format("  <entry>\n    <id>http://arxiv.org/abs/{}v1</id>\n    <title>{}</title>\n    <updated>{}</updated>\n",
+                       id, xml_escape(s(d, "title")), core::format_iso8601(it->at));
+    out += fmt::format(
+        "    <link href=\"https://arxiv.org/abs/{0}v1\" rel=\"alternate\" type=\"text/html\"/>\n    <link "
+        "href=\"https://arxiv.org/pdf/{0}v1\" rel=\"related\" type=\"application/pdf\" title=\"pdf\"/>\n",
+        id);
     out += "    <summary>" + xml_escape(s(d, "summary")) + "</summary>\n";
     const std::string cat = d.value("category", std::string("cs.CY"));
-    out += fmt::format("    <category term=\"{0}\" scheme=\"http://arxiv.org/schemas/atom\"/>\n    <published>{1}</published>\n    <arxiv:primary_category term=\"{0}\"/>\n",
-                       cat, core::format_iso8601(it->at));
-    for (const auto& a : d.value("authors", json::array())) out += "    <author><name>" + xml_escape(a.get<std::string>()) + "</name></author>\n";
+    out += fmt::format(
+        "    <category term=\"{0}\" scheme=\"http://arxiv.org/schemas/atom\"/>\n    <published>{1}</published>\n    "
+        "<arxiv:primary_category term=\"{0}\"/>\n",
+        cat, core::format_iso8601(it->at));
+    for (const auto& a : d.value("authors", json::array()))
+      out += "    <author><name>" + xml_escape(a.get<std::string>()) + "</name></author>\n";
     out += "  </entry>\n";
   }
   return out + "</feed>\n";
@@ -469,7 +501,8 @@ std::string join_json_strings(const json& arr) {
 // The searchable text of an item, per platform.
 std::string searchable(const CaseItem& it) {
   const json& d = it.data;
-  if (it.source == "hackernews") return s(d, "title") + " " + s(d, "url") + " " + s(d, "author") + " " + core::html_to_text(s(d, "text"));
+  if (it.source == "hackernews")
+    return s(d, "title") + " " + s(d, "url") + " " + s(d, "author") + " " + core::html_to_text(s(d, "text"));
   if (it.source == "reddit") {
     std::string self = d.contains("selftext") && d["selftext"].is_array() ? join_json_strings(d["selftext"]) : s(d, "selftext");
     return s(d, "title") + " " + self + " " + s(d, "sub");
@@ -477,12 +510,14 @@ std::string searchable(const CaseItem& it) {
   if (it.source == "github") {
     if (d.value("kind", std::string("repo")) == "repo") {
       std::string name = s(d, "full_name");
-      std::replace_if(name.begin(), name.end(), [](char ch) { return ch == '/' || ch == '-' || ch == '_' || ch == '.'; }, ' ');
+      std::replace_if(
+          name.begin(), name.end(), [](char ch) { return ch == '/' || ch == '-' || ch == '_' || ch == '.'; }, ' ');
       return name + " " + s(d, "description") + " " + join_json_strings(d.value("topics", json::array()));
     }
     return s(d, "title") + " " + s(d, "body");
   }
-  if (it.source == "stackexchange") return s(d, "title") + " " + core::html_to_text(s(d, "body")) + " " + join_json_strings(d.value("tags", json::array()));
+  if (it.source == "stackexchange")
+    return s(d, "title") + " " + core::html_to_text(s(d, "body")) + " " + join_json_strings(d.value("tags", json::array()));
   if (it.source == "polymarket") {
     std::string text = s(d, "title") + " " + s(d, "description");
     for (const auto& m : d.value("markets", json::array())) text += " " + s(m, "question");
@@ -504,7 +539,8 @@ std::vector<std::vector<std::string>> reddit_or_groups(const std::string& q) {
     const std::string token = q.substr(pos, sp == std::string::npos ? std::string::npos : sp - pos);
     pos = sp == std::string::npos ? q.size() : sp + 1;
     if (token == "OR") groups.emplace_back();
-    else for (auto& w : search_words(token)) groups.back().push_back(std::move(w));
+    else
+      for (auto& w : search_words(token)) groups.back().push_back(std::move(w));
   }
   return groups;
 }
@@ -642,7 +678,8 @@ std::set<std::string> CaseUpstream::served() const {
     const CaseItem* it = case_.find(id);
     if (it && it->source == "lobsters") {
       const Doc doc = doc_of(searchable(*it));
-      if (std::none_of(subqueries.begin(), subqueries.end(), [&](const auto& q) { return matches_all(doc.words, doc.folded, q); }))
+      if (std::none_of(subqueries.begin(), subqueries.end(),
+                       [&](const auto& q) { return matches_all(doc.words, doc.folded, q); }))
         continue;
     }
     out.insert(id);
@@ -722,7 +759,8 @@ FakeReply CaseUpstream::answer(const FakeRequest& r) const {
       pos = sp == std::string::npos ? q.size() : sp + 1;
       if (w.rfind("created:>", 0) == 0) since = core::parse_date(w.substr(9)).value_or(0) + 86400;
       else if (w.rfind("is:", 0) == 0) is = w.substr(3);
-      else for (auto& x : search_words(w)) words.push_back(x);
+      else
+        for (auto& x : search_words(w)) words.push_back(x);
     }
     auto found = search("github", words, [&](const CaseItem& it) {
       const bool is_repo = it.data.value("kind", std::string("repo")) == "repo";

@@ -67,7 +67,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     rec.record("GET", kUrl, "", http::Response{});
   }
   for (const auto& e : std::filesystem::directory_iterator(names))
-    if (e.path().filename().string().front() != '.') std::ofstream(dir + "/" + e.path().filename().string(), std::ios::binary) << body;
+    if (e.path().filename().string().front() != '.')
+      std::ofstream(dir + "/" + e.path().filename().string(), std::ios::binary) << body;
   (void)probe.replay("GET", kUrl, "");
   return 0;
 }

@@ -44,8 +44,8 @@ class EchoFetcher : public sources::Fetcher {
   std::string type_;
 };
 
-constexpr std::string_view kTypes[] = {"application/json", "application/atom+xml", "text/html", "text/xml",
-                                       "application/rss+xml", "text/plain", "", "application/json"};
+constexpr std::string_view kTypes[] = {"application/json",    "application/atom+xml", "text/html", "text/xml",
+                                       "application/rss+xml", "text/plain",           "",          "application/json"};
 
 const core::UnixSeconds kNow = core::parse_iso8601("2026-11-29T12:00:00Z").value_or(0);
 

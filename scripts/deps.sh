@@ -2,7 +2,7 @@
 # Installs the Debian packages a build needs. Idempotent; needs root (or sudo).
 #   scripts/deps.sh            what the binary needs: compiler, cmake, ninja, the -dev libraries it links
 #   scripts/deps.sh --test     also what the tests need (PostgreSQL, chromium, node and the MCP SDK,
-#                              GoogleTest, Google Benchmark, zsh, fish)
+#                              GoogleTest, Google Benchmark, zsh, fish, clang-format)
 #   scripts/deps.sh --fuzz     --test plus clang for the sanitizer and libFuzzer presets
 #   scripts/deps.sh --print    [--test|--fuzz] only print the packages that mode needs (what an
 #                              empty machine would install), one a line
@@ -17,6 +17,7 @@ BUILD=(
 TEST=(
   zlib1g-dev postgresql libgtest-dev libgmock-dev libbenchmark-dev chromium zsh fish
   libssl-dev openssl  # the notification tests' mail receiver: STARTTLS and a throw-away certificate
+  clang-format-14     # scripts/format-check --all: CI checks the tree against .clang-format
 )
 tests=0 fuzz=0 print=0
 for arg in "$@"; do

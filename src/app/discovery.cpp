@@ -121,8 +121,9 @@ model::DiscoveryReport enrich_judged(const discover::Bundle& bundle, const Disco
   for (const auto& id : bundle.sources)
     if (const auto* s = sources::find(id)) srcs.push_back(s);
   const auto env_budget = ctx.config.get("LAST30DAYS_ENRICH_BUDGET_SECONDS");
-  const auto tier = bundle.tier == "shallow" ? discover::shallow_tier()
-                                             : discover::deep_tier(env_budget ? std::optional<std::string_view>(*env_budget) : std::nullopt);
+  const auto tier = bundle.tier == "shallow"
+                        ? discover::shallow_tier()
+                        : discover::deep_tier(env_budget ? std::optional<std::string_view>(*env_budget) : std::nullopt);
   auto plan = make_plan(r, ctx, tier, srcs);
   plan.stop = hooks.stop;
   plan.on_topic = hooks.on_topic;

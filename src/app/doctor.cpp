@@ -47,7 +47,6 @@ std::string fix_for(const sources::Source& s, model::SourceState st, const core:
   return advice.empty() ? generic_fix(st, env_file) : advice;
 }
 
-
 }  // namespace
 
 DoctorResult run_doctor(const DoctorRequest& r, const RunContext& ctx) {

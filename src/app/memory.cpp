@@ -12,11 +12,11 @@
 #include "app/budget.hpp"
 #include "app/run.hpp"
 #include "core/json.hpp"
-#include "http/host_map.hpp"
-#include "render/render.hpp"
 #include "core/log.hpp"
+#include "http/host_map.hpp"
 #include "pipeline/client_fetcher.hpp"
 #include "pipeline/research.hpp"
+#include "render/render.hpp"
 
 namespace app {
 
@@ -86,8 +86,8 @@ void index_saved_briefs(store::Store& db, const std::string& save_dir, const cor
   }
 }
 
-std::optional<model::LibraryResult> search_library(const LibraryRequest& r, const RunContext& ctx,
-                                                   const persist::Writer& writer, Problem* problem) {
+std::optional<model::LibraryResult> search_library(const LibraryRequest& r, const RunContext& ctx, const persist::Writer& writer,
+                                                   Problem* problem) {
   std::string where_error;
   const auto where = store::locate(ctx.config, &where_error);
   if (!where) {
@@ -153,7 +153,8 @@ model::Report research_entry(const model::WatchEntry& entry, const RunContext& c
 }  // namespace
 
 bool WatchRunResult::news() const {
-  return std::any_of(report.runs.begin(), report.runs.end(), [](const auto& r) { return !r.fresh.empty() || !r.surging.empty(); });
+  return std::any_of(report.runs.begin(), report.runs.end(),
+                     [](const auto& r) { return !r.fresh.empty() || !r.surging.empty(); });
 }
 
 WatchRunResult run_watch(const WatchRunRequest& request, const RunContext& ctx, store::Store& db) {
@@ -254,8 +255,8 @@ std::string run_json(const model::WatchRun& run, core::UnixSeconds at) {
   model::WatchReport one;
   one.generated_at = at;
   one.runs.push_back(run);
-  return core::json::parse_ordered_or_discarded(render::watch_json(one))["runs"][0].dump(-1, ' ', false,
-                                                                               nlohmann::ordered_json::error_handler_t::replace);
+  return core::json::parse_ordered_or_discarded(render::watch_json(one))["runs"][0].dump(
+      -1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 // A client for notifications alone: never recorded into or replayed from a cassette (a
@@ -272,8 +273,8 @@ std::shared_ptr<http::Client> notify_client(const core::Config& config) {
 
 }  // namespace
 
-std::vector<std::string> commit_watch(const WatchRunResult& result, store::Store& db, const std::vector<notify::Channel>& channels,
-                                      core::Millis budget) {
+std::vector<std::string> commit_watch(const WatchRunResult& result, store::Store& db,
+                                      const std::vector<notify::Channel>& channels, core::Millis budget) {
   std::vector<std::string> errors;
   for (const auto& t : result.researched) {
     if (t.run.error) continue;
@@ -315,8 +316,12 @@ std::vector<Delivery> deliver_pending(store::Store& db, const std::vector<notify
       if (!j.is_discarded() && j.is_object()) runs.push_back(std::move(j));
       these.push_back(p.id);
     }
-    sends.push_back({c, {{"schema_version", 1}, {"kind", "watch"}, {"generated_at", core::format_iso8601(now)}, {"runs", runs},
-                         {"warnings", notify::json::array()}}});
+    sends.push_back({c,
+                     {{"schema_version", 1},
+                      {"kind", "watch"},
+                      {"generated_at", core::format_iso8601(now)},
+                      {"runs", runs},
+                      {"warnings", notify::json::array()}}});
     ids.push_back(std::move(these));
   }
   std::vector<Delivery> out;

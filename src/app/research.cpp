@@ -107,7 +107,8 @@ void limit_stories(model::Report& report, int limit) {
 
 ResearchRun run_research(const ResearchRequest& r, const RunContext& ctx, const RunHooks& hooks) {
   pipeline::ClientFetcher fetcher(ctx.client);
-  const pipeline::ResearchEnv env{ctx.config, fetcher, core::Deadline::in(run_budget(r)), hooks.stop, hooks.on_source, hooks.budget};
+  const pipeline::ResearchEnv env{ctx.config, fetcher,         core::Deadline::in(run_budget(r)),
+                                  hooks.stop, hooks.on_source, hooks.budget};
   ResearchRun run;
   if (!r.entities.empty()) {
     std::vector<pipeline::ResearchSpec> specs;

@@ -15,11 +15,11 @@
 #include "discover/enrich.hpp"
 #include "discover/protocol.hpp"
 #include "http/client.hpp"
-#include "notify/notify.hpp"
 #include "model/comparison.hpp"
 #include "model/discovery.hpp"
 #include "model/memory.hpp"
 #include "model/report.hpp"
+#include "notify/notify.hpp"
 #include "persist/writer.hpp"
 #include "pipeline/research.hpp"
 #include "store/store.hpp"
@@ -65,7 +65,7 @@ struct ResearchRequest {
   int days = 30;
   std::optional<core::UnixSeconds> as_of;  // UTC midnight of the as-of day
   model::Depth depth = model::Depth::standard;
-  std::vector<std::string> sources;  // validated ids; empty = all
+  std::vector<std::string> sources;      // validated ids; empty = all
   std::optional<std::string> plan_json;  // a host's query plan (the --plan JSON)
   std::optional<double> timeout_seconds;
   std::optional<int> limit;  // at most this many stories (and their items) in the report
@@ -138,15 +138,15 @@ struct LibraryRequest {
 };
 constexpr int kDefaultLibraryLimit = 10;
 // Saved briefs are indexed first. nullopt with *problem.
-std::optional<model::LibraryResult> search_library(const LibraryRequest& r, const RunContext& ctx,
-                                                   const persist::Writer& writer, Problem* problem);
+std::optional<model::LibraryResult> search_library(const LibraryRequest& r, const RunContext& ctx, const persist::Writer& writer,
+                                                   Problem* problem);
 
 class StoreBudget;  // app/budget.hpp
 
 // ---- watch run --------------------------------------------------------------------------
 
 struct WatchRunRequest {
-  bool all = false;  // every watched topic, not only the due ones
+  bool all = false;        // every watched topic, not only the due ones
   core::Millis budget{0};  // each topic's research budget
   // The environment's budgets; the store's join them at the start, the spend is added at the end.
   StoreBudget* requests = nullptr;
@@ -159,7 +159,7 @@ struct WatchedTopic {
 };
 struct WatchRunResult {
   model::WatchReport report;
-  std::optional<std::string> fatal;  // the store failed: the runs so far are in the report
+  std::optional<std::string> fatal;      // the store failed: the runs so far are in the report
   std::vector<WatchedTopic> researched;  // classified, claimed, not yet recorded
   std::string claimant;
   bool news() const;  // any topic with new or surging findings
@@ -170,8 +170,8 @@ struct WatchRunResult {
 WatchRunResult run_watch(const WatchRunRequest& r, const RunContext& ctx, store::Store& db);
 // Records each topic's run; a topic with news has its digest queued, in the same
 // transaction, for each channel it notifies. Returns one message per topic not recorded.
-std::vector<std::string> commit_watch(const WatchRunResult& result, store::Store& db, const std::vector<notify::Channel>& channels,
-                                      core::Millis budget);
+std::vector<std::string> commit_watch(const WatchRunResult& result, store::Store& db,
+                                      const std::vector<notify::Channel>& channels, core::Millis budget);
 void release_watch(const WatchRunResult& result, store::Store& db);
 // Sends each channel's queued digests as one message (this run's and any an earlier run
 // could not deliver); a delivered queue is emptied, a failed one stays for the next run.
@@ -189,7 +189,7 @@ std::vector<model::ChannelStatus> channel_status(store::Store& db, const std::ve
 // ---- discovery --------------------------------------------------------------------------
 
 struct DiscoveryRequest {
-  std::string domain;  // "" = global
+  std::string domain;       // "" = global
   std::optional<int> days;  // default: a week
   bool shallow = false;
   std::vector<std::string> sources;

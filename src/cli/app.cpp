@@ -55,9 +55,7 @@ std::optional<core::UnixSeconds> replay_clock(const std::string& dir, core::Unix
   return now->get<core::UnixSeconds>();
 }
 
-std::string record_meta(core::UnixSeconds now) {
-  return nlohmann::json{{"now", now}, {"version", L30_VERSION}}.dump(1) + "\n";
-}
+std::string record_meta(core::UnixSeconds now) { return nlohmann::json{{"now", now}, {"version", L30_VERSION}}.dump(1) + "\n"; }
 
 // What --output must never be: a file this run (or any run) reads or keeps. Writing the
 // brief there would replace it -- the store, its journal files, the config, a recording.
@@ -103,7 +101,8 @@ int prepare(int argc, const char* const* argv, const persist::Writer& writer, st
   // run's timeout.
   std::string output_error;
   const bool to_stdout = o.output_file.empty() || o.output_file == "-";
-  const auto reader_wait = o.timeout_seconds ? core::millis_from_seconds(*o.timeout_seconds) : pipeline::profile(o.depth).run_timeout;
+  const auto reader_wait =
+      o.timeout_seconds ? core::millis_from_seconds(*o.timeout_seconds) : pipeline::profile(o.depth).run_timeout;
   auto output = writer.open(to_stdout ? "-" : o.output_file, persist::Writer::Parents::must_exist, &output_error, reader_wait);
   if (!output && to_stdout) {
     std::fprintf(stderr, "last30days: cannot write to stdout: %s\n", output_error.c_str());
@@ -116,7 +115,8 @@ int prepare(int argc, const char* const* argv, const persist::Writer& writer, st
   if (!ctx.config.file_error().empty()) return usage(ctx.config.file_error());
   for (const auto& w : config_warnings(ctx.config)) std::fprintf(stderr, "last30days: warning: %s\n", w.c_str());
   if (auto key = ctx.config.malformed_credential())
-    return usage(fmt::format("{} contains a control character (a line break?): fix it in the environment or the config file", *key));
+    return usage(
+        fmt::format("{} contains a control character (a line break?): fix it in the environment or the config file", *key));
   if (!to_stdout)
     if (auto clash = output_clash(o, ctx.config)) return usage(*clash);
   if (o.summarize) {  // before any request: a synthesis that cannot be asked for is a usage error

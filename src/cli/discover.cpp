@@ -140,7 +140,8 @@ int finalize_leg(const Options& o, const Frame& f) {
   std::string error;
   auto pending = discover::pending_from_json(*text.text, &error);
   if (!pending)
-    return fail(2, fmt::format("--finalize: {}: {} (run the --judgments leg again)", (dir / discover::kPendingFile).string(), error));
+    return fail(
+        2, fmt::format("--finalize: {}: {} (run the --judgments leg again)", (dir / discover::kPendingFile).string(), error));
   auto& [bundle, report] = *pending;
   const auto angles_text = core::read_file_capped(o.angles_file, core::kHostFileCap);
   if (!angles_text) return fail(2, "--angles: " + angles_text.error.message);
@@ -171,8 +172,9 @@ app::DiscoveryRequest discovery_request(const Options& o) {
 int discover_command(const Options& o, const Frame& f) {
   const bool protocol = o.nominate_only || !o.judgments_file.empty() || o.finalize;
   if (protocol && o.save_dir.empty() && !state_dir(f.ctx.config))
-    return fail(2, "the host-judged protocol keeps its files in the state dir, and neither XDG_STATE_HOME nor HOME "
-                   "is an absolute path: give --save-dir DIR");
+    return fail(2,
+                "the host-judged protocol keeps its files in the state dir, and neither XDG_STATE_HOME nor HOME "
+                "is an absolute path: give --save-dir DIR");
   if (o.store && (o.nominate_only || o.finalize))
     return fail(2, "--store records a finished discovery: use it with one-shot --discover or the --judgments leg");
   if (o.nominate_only) return nominate_only(o, f);

@@ -1,7 +1,7 @@
 // last30days doctor: the probes' table of state, latency and what to do next, and which
 // credentials are set (never a value).
-#include <nlohmann/json.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -38,7 +38,8 @@ std::string render_text(const std::vector<Row>& rows, const std::vector<std::pai
     const auto state = r.status.state;
     working += works(state) ? 1 : 0;
     if (state == model::SourceState::skipped_unconfigured) setup.emplace_back(r.source->id());
-    const std::string latency = state == model::SourceState::skipped_unconfigured ? "-" : fmt::format("{} ms", r.status.elapsed_ms);
+    const std::string latency =
+        state == model::SourceState::skipped_unconfigured ? "-" : fmt::format("{} ms", r.status.elapsed_ms);
     const bool degraded = model::is_degraded(state);
     std::string first = degraded ? one_line(r.status.reason, 110) : r.fix;
     if (state == model::SourceState::skipped_unconfigured) first = r.fix;
@@ -46,12 +47,14 @@ std::string render_text(const std::vector<Row>& rows, const std::vector<std::pai
     if (degraded && !r.fix.empty()) out += fmt::format("{:<45}  fix: {}\n", "", r.fix);
   }
   std::string set_line;
-  for (const auto& [key, set] : creds) set_line += fmt::format("{}{} {}", set_line.empty() ? "" : " · ", key, set ? "set" : "not set");
+  for (const auto& [key, set] : creds)
+    set_line += fmt::format("{}{} {}", set_line.empty() ? "" : " · ", key, set ? "set" : "not set");
   out += "\ncredentials: " + set_line + "\n";
   out += "yt-dlp: " + (ytdlp ? *ytdlp : std::string("not found on PATH")) + "\n";
   out += fmt::format("\n{} of {} sources work.", working, rows.size());
-  const bool offline = std::none_of(rows.begin(), rows.end(), [](const Row& r) { return works(r.status.state); }) &&
-                       std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.status.state == model::SourceState::unreachable; });
+  const bool offline =
+      std::none_of(rows.begin(), rows.end(), [](const Row& r) { return works(r.status.state); }) &&
+      std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.status.state == model::SourceState::unreachable; });
   if (offline) out += " Nothing could be reached: check this machine's network connection or proxy.";
   if (!setup.empty()) {
     std::string names;
@@ -63,7 +66,8 @@ std::string render_text(const std::vector<Row>& rows, const std::vector<std::pai
 }
 
 std::string render_markdown(const std::vector<Row>& rows, const std::string& env_file) {
-  std::string out = fmt::format("# last30days doctor\n\nConfig: `{}`\n\n| source | state | latency | notes |\n|---|---|---|---|\n", env_file);
+  std::string out =
+      fmt::format("# last30days doctor\n\nConfig: `{}`\n\n| source | state | latency | notes |\n|---|---|---|---|\n", env_file);
   auto cell = [](std::string s) {
     std::string o;
     for (char c : s) o += c == '|' ? std::string("\\|") : std::string(1, c);
@@ -73,9 +77,10 @@ std::string render_markdown(const std::vector<Row>& rows, const std::string& env
     std::string notes = model::is_degraded(r.status.state) && r.status.state != model::SourceState::skipped_unconfigured
                             ? one_line(r.status.reason, 110) + (r.fix.empty() ? "" : " — fix: " + r.fix)
                             : r.fix;
-    out += fmt::format("| {} | {} | {} | {} |\n", r.source->id(), model::to_string(r.status.state),
-                       r.status.state == model::SourceState::skipped_unconfigured ? "-" : fmt::format("{} ms", r.status.elapsed_ms),
-                       cell(notes));
+    out +=
+        fmt::format("| {} | {} | {} | {} |\n", r.source->id(), model::to_string(r.status.state),
+                    r.status.state == model::SourceState::skipped_unconfigured ? "-" : fmt::format("{} ms", r.status.elapsed_ms),
+                    cell(notes));
   }
   return out;
 }
@@ -91,22 +96,24 @@ std::string render_json(const std::vector<Row>& rows, const std::vector<std::pai
     sources.push_back({{"id", r.source->id()},
                        {"name", r.source->name()},
                        {"state", model::to_string(r.status.state)},
-                       {"reason", r.status.reason.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(one_line(r.status.reason, 300))},
+                       {"reason", r.status.reason.empty() ? nlohmann::ordered_json(nullptr)
+                                                          : nlohmann::ordered_json(one_line(r.status.reason, 300))},
                        {"latency_ms", skipped ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.status.elapsed_ms)},
                        {"requests", r.status.requests},
                        {"fix", r.fix.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.fix)}});
   }
   nlohmann::ordered_json credentials = nlohmann::ordered_json::object();
   for (const auto& [key, set] : creds) credentials[key] = set;
-  const nlohmann::ordered_json doc = {{"schema_version", 1},
-                              {"kind", "doctor"},
-                              {"generated_at", core::format_iso8601(now)},
-                              {"config_file", {{"path", env_file}, {"exists", env_exists}}},
-                              {"sources", sources},
-                              {"credentials", credentials},
-                              {"tools", {{"yt-dlp", ytdlp ? nlohmann::ordered_json(*ytdlp) : nlohmann::ordered_json(nullptr)}}},
-                              {"working", working},
-                              {"total", rows.size()}};
+  const nlohmann::ordered_json doc = {
+      {"schema_version", 1},
+      {"kind", "doctor"},
+      {"generated_at", core::format_iso8601(now)},
+      {"config_file", {{"path", env_file}, {"exists", env_exists}}},
+      {"sources", sources},
+      {"credentials", credentials},
+      {"tools", {{"yt-dlp", ytdlp ? nlohmann::ordered_json(*ytdlp) : nlohmann::ordered_json(nullptr)}}},
+      {"working", working},
+      {"total", rows.size()}};
   return doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 

@@ -1,7 +1,7 @@
 #include "cli/help.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 
@@ -15,9 +15,9 @@ namespace {
 // Flag groups, in the order --help shows them (each option's CLI11 group).
 constexpr std::string_view kGroups[] = {"Research", "Output", "Discovery", "Library and watch", "Recording", "General"};
 
-constexpr std::string_view kResearchFlags[] = {"--days", "--as-of", "--quick", "--deep", "--search", "--plan", "--no-compare",
-                                               "--limit", "--emit", "--output", "--save", "--save-dir", "--store", "--strict",
-                                               "--summarize", "--timeout", "--quiet", "--record", "--replay"};
+constexpr std::string_view kResearchFlags[] = {
+    "--days", "--as-of",    "--quick", "--deep",   "--search",    "--plan",    "--no-compare", "--limit",  "--emit",  "--output",
+    "--save", "--save-dir", "--store", "--strict", "--summarize", "--timeout", "--quiet",      "--record", "--replay"};
 
 std::vector<std::string_view> research_flags() { return {std::begin(kResearchFlags), std::end(kResearchFlags)}; }
 
@@ -25,7 +25,9 @@ std::vector<std::string_view> research_flags() { return {std::begin(kResearchFla
 
 const std::vector<CommandHelp>& commands() {
   static const std::vector<CommandHelp> table{
-      {"", "TOPIC [options]", "research one topic (the default command)",
+      {"",
+       "TOPIC [options]",
+       "research one topic (the default command)",
        "Searches every available source for TOPIC in the window, keeps what falls inside it, ranks it by relevance, "
        "engagement and freshness, merges cross-posts into stories and prints a cited brief. A topic of the form "
        "\"A vs B [vs C ...]\" (2 to 6) is a comparison: each side is researched in parallel and shown side by side; "
@@ -33,7 +35,9 @@ const std::vector<CommandHelp>& commands() {
        research_flags(),
        {"last30days \"rust async runtime\"", "last30days \"bun vs deno\" --days 14",
         "last30days kubernetes --search hn,reddit --emit json", "last30days \"open source llm\" --output brief.html"}},
-      {"discover", "--discover[=DOMAIN] [options]", "what is spiking now, everywhere or in one DOMAIN",
+      {"discover",
+       "--discover[=DOMAIN] [options]",
+       "what is spiking now, everywhere or in one DOMAIN",
        "Nominates topics from the platforms' listings, enriches each with a quick research sub-run under a hard "
        "wall-clock budget, and ranks them by velocity and cross-source corroboration. Bare --discover is global; "
        "--discover=DOMAIN (ai, security, ...) looks at one domain. Agent hosts judge nominations with "
@@ -41,48 +45,72 @@ const std::vector<CommandHelp>& commands() {
        {"--discover", "--discover-shallow", "--nominate-only", "--judgments", "--finalize", "--angles", "--enrich-budget",
         "--enrich-workers", "--days", "--search", "--emit", "--output", "--timeout", "--quiet", "--strict", "--summarize"},
        {"last30days --discover", "last30days --discover=ai --days 3", "last30days --discover --emit json"}},
-      {"doctor", "doctor [--search IDS] [--timeout SECONDS] [--strict] [--emit compact|json]",
+      {"doctor",
+       "doctor [--search IDS] [--timeout SECONDS] [--strict] [--emit compact|json]",
        "probe every source, say what is missing and how to fix it",
        "Makes the cheapest request each source allows and reports its state, the configuration keys it reads (set or "
        "not, never their values) and what to do about anything that is not ok.",
        {"--search", "--timeout", "--strict", "--emit", "--output", "--quiet"},
        {"last30days doctor", "last30days doctor --search github,x"}},
-      {"library", "library search|list|forget ...", "the research store: full-text search, topics, forgetting a topic",
+      {"library",
+       "library search|list|forget ...",
+       "the research store: full-text search, topics, forgetting a topic",
        "The runs recorded with --store and the briefs saved with --save, searched together.",
        {"--limit", "--emit", "--output"},
        {"last30days library search \"tokio\"", "last30days library search rust --limit 5 --emit json"}},
-      {"library search", "library search QUERY [--limit N] [--emit compact|md|json]",
+      {"library search",
+       "library search QUERY [--limit N] [--emit compact|md|json]",
        "full-text search over recorded runs and saved briefs",
        "Indexes the saved briefs first, then searches the store's findings and briefs for QUERY (all words must match).",
        {"--limit", "--emit", "--output"},
        {"last30days library search \"tokio\"", "last30days library search rust --limit 5 --emit json"}},
-      {"library list", "library list [--emit compact|md|json]", "the stored topics, their run count and last run", "",
+      {"library list",
+       "library list [--emit compact|md|json]",
+       "the stored topics, their run count and last run",
+       "",
        {"--emit", "--output"},
        {"last30days library list", "last30days library list --emit json"}},
-      {"library forget", "library forget TOPIC", "remove a topic, its runs and the findings only it holds", "", {},
+      {"library forget",
+       "library forget TOPIC",
+       "remove a topic, its runs and the findings only it holds",
+       "",
+       {},
        {"last30days library forget \"rust async runtime\""}},
-      {"watch", "watch add|list|remove|run|notify|budget ...", "a watchlist: re-run topics, print only what is new",
+      {"watch",
+       "watch add|list|remove|run|notify|budget ...",
+       "a watchlist: re-run topics, print only what is new",
        "Watched topics live in the research store. `watch run` researches the topics that are due (or --all) and prints "
        "only the stories not seen in earlier runs; run it from cron or a systemd timer.",
        {},
        {"last30days watch add \"rust async runtime\" --every 12", "last30days watch list", "last30days watch run"}},
-      {"watch add", "watch add TOPIC [--days N] [--search IDS] [--every HOURS] [--notify CHANNELS|none]", "watch a topic",
+      {"watch add",
+       "watch add TOPIC [--days N] [--search IDS] [--every HOURS] [--notify CHANNELS|none]",
+       "watch a topic",
        "Adds TOPIC (or updates it) with its window, sources, interval (default every 24 hours) and, with --notify, the "
        "notification channels its news goes to (default: every configured one).",
        {"--days", "--search", "--every", "--notify"},
        {"last30days watch add \"rust async runtime\" --every 12 --search hn,reddit"}},
-      {"watch list", "watch list [--emit compact|json]", "the watched topics, when each is due", "",
+      {"watch list",
+       "watch list [--emit compact|json]",
+       "the watched topics, when each is due",
+       "",
        {"--emit", "--output"},
        {"last30days watch list", "last30days watch list --emit json"}},
       {"watch remove", "watch remove TOPIC", "stop watching a topic", "", {}, {"last30days watch remove \"rust async runtime\""}},
-      {"watch run", "watch run [--all] [--emit compact|md|json]", "research the due topics, print what is new",
-       "", {"--all", "--emit", "--output", "--quiet", "--strict", "--summarize"},
+      {"watch run",
+       "watch run [--all] [--emit compact|md|json]",
+       "research the due topics, print what is new",
+       "",
+       {"--all", "--emit", "--output", "--quiet", "--strict", "--summarize"},
        {"last30days watch run", "last30days watch run --all --emit md --output new.md"}},
-      {"watch notify", "watch notify test CHANNEL", "send a sample notification to a configured channel",
+      {"watch notify",
+       "watch notify test CHANNEL",
+       "send a sample notification to a configured channel",
        "CHANNEL is webhook, slack, discord, ntfy or email (LAST30DAYS_NOTIFY_* in the environment or the .env file).",
        {"--timeout"},
        {"last30days watch notify test slack"}},
-      {"watch budget", "watch budget [SOURCE REQUESTS|off] [--emit compact|json]",
+      {"watch budget",
+       "watch budget [SOURCE REQUESTS|off] [--emit compact|json]",
        "daily request budgets: list them, or keep one in the store",
        "Alone, lists the budgets in force with today's spend. With SOURCE and REQUESTS, caps the HTTP requests SOURCE may "
        "make per UTC day for every run that uses this store: watch run, research with --store (or MCP store: true), and "
@@ -92,12 +120,16 @@ const std::vector<CommandHelp>& commands() {
        "(doctor says so). `off` removes the store's budget; watch list and doctor show the budgets too.",
        {"--emit", "--output"},
        {"last30days watch budget", "last30days watch budget youtube 90", "last30days watch budget github off"}},
-      {"mcp", "mcp", "serve research, discovery and the library to an agent host (MCP over stdio)",
+      {"mcp",
+       "mcp",
+       "serve research, discovery and the library to an agent host (MCP over stdio)",
        "Speaks the Model Context Protocol on stdin and stdout until stdin closes. Register it with a host, e.g. "
        "`claude mcp add last30days -- last30days mcp`.",
        {},
        {"claude mcp add last30days -- last30days mcp"}},
-      {"completions", "completions bash|zsh|fish", "print a shell completion script",
+      {"completions",
+       "completions bash|zsh|fish",
+       "print a shell completion script",
        "Installed packages already ship them; for a hand-built binary write the script where the shell looks.",
        {},
        {"last30days completions bash > ~/.local/share/bash-completion/completions/last30days",
@@ -205,7 +237,8 @@ void examples_block(std::string& out, const std::vector<std::string_view>& examp
 
 std::string usage_text() {
   const auto& research = commands().front();
-  std::string out = "Usage: last30days TOPIC [options]\n       last30days COMMAND ...   (doctor, library, watch, mcp, completions)\n\n";
+  std::string out =
+      "Usage: last30days TOPIC [options]\n       last30days COMMAND ...   (doctor, library, watch, mcp, completions)\n\n";
   out += "Research what people said and did about TOPIC in the last 30 days.\n\n";
   examples_block(out, research.examples);
   out += "  last30days --discover\n  last30days doctor\n\n";
@@ -307,12 +340,14 @@ std::string man_page(const CLI::App& app) {
     for (auto k : s->config_keys()) keys += (keys.empty() ? "" : ", ") + std::string(k);
     out += fmt::format(".TP\n.B {}\n{}{}\n", roff(s->id()), roff(s->name()), keys.empty() ? "" : roff(" (reads " + keys + ")"));
   }
-  out += ".SH ENVIRONMENT\nEach key may also be set in\n.IR $XDG_CONFIG_HOME/last30days/.env\n"
-         "(default ~/.config/last30days/.env) as KEY=value lines; the environment wins over the file.\n";
+  out +=
+      ".SH ENVIRONMENT\nEach key may also be set in\n.IR $XDG_CONFIG_HOME/last30days/.env\n"
+      "(default ~/.config/last30days/.env) as KEY=value lines; the environment wins over the file.\n";
   for (const auto& k : core::known_keys()) out += fmt::format(".TP\n.B {}\n{}\n", roff(k.name), roff(k.meaning));
-  out += ".SH FILES\n.TP\n.I ~/.config/last30days/.env\nconfiguration and credentials (keep it private: chmod 600)\n"
-         ".TP\n.I ~/.local/share/last30days/research.db\nthe research store (--store, library, watch)\n"
-         ".TP\n.I ~/.local/state/last30days/\ndiscovery's pending nominations between protocol legs\n";
+  out +=
+      ".SH FILES\n.TP\n.I ~/.config/last30days/.env\nconfiguration and credentials (keep it private: chmod 600)\n"
+      ".TP\n.I ~/.local/share/last30days/research.db\nthe research store (--store, library, watch)\n"
+      ".TP\n.I ~/.local/state/last30days/\ndiscovery's pending nominations between protocol legs\n";
   out += ".SH EXIT STATUS\n";
   for (const auto& e : kExitCodes) out += fmt::format(".TP\n.B {}\n{}\n", e[0], roff(e[1]));
   out += ".SH EXAMPLES\n";
@@ -368,7 +403,8 @@ std::optional<std::string> nearest(std::string_view word, const std::vector<std:
   for (const auto& c : candidates) {
     const std::size_t d = distance(wb, bare(c));
     // A tie goes to the candidate with the same first letter: "fsh" is fish, not zsh.
-    const bool better = !best || d < best_d || (d == best_d && bare(c).front() == wb.front() && bare(*best).front() != wb.front());
+    const bool better =
+        !best || d < best_d || (d == best_d && bare(c).front() == wb.front() && bare(*best).front() != wb.front());
     if (d <= allowed && better) {
       best = c;
       best_d = d;

@@ -16,10 +16,10 @@ namespace cli {
 // One command or command verb ("doctor", "watch add"). A new command adds a row to
 // commands() in help.cpp; parse_args, help, the man page and the completions read it.
 struct CommandHelp {
-  std::string_view name;      // "watch add"; "" = research, the default command
-  std::string_view synopsis;  // after "last30days ": "watch add TOPIC [--every HOURS] [...]"
-  std::string_view summary;   // one line, for the command table
-  std::string_view details;   // a paragraph, or ""
+  std::string_view name;                   // "watch add"; "" = research, the default command
+  std::string_view synopsis;               // after "last30days ": "watch add TOPIC [--every HOURS] [...]"
+  std::string_view summary;                // one line, for the command table
+  std::string_view details;                // a paragraph, or ""
   std::vector<std::string_view> flags;     // the flags it takes, shown with their help
   std::vector<std::string_view> examples;  // whole command lines
 };

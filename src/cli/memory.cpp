@@ -169,7 +169,8 @@ int library_command(const Options& o, const Frame& f) {
       if (o.verb == "forget") {
         if (!db->forget(o.topic))
           return fail(2, fmt::format("\"{}\" is not in the library (library list shows what is)", render::term::text(o.topic)));
-        return emit(f.output, fmt::format("forgot \"{}\": its runs and the findings only it held\n", render::term::text(o.topic)));
+        return emit(f.output,
+                    fmt::format("forgot \"{}\": its runs and the findings only it held\n", render::term::text(o.topic)));
       }
       const auto topics = db->topics();
       return emit(f.output, o.emit == Emit::json ? render::library_topics_json(topics)
@@ -200,8 +201,8 @@ int watch_command(const Options& o, const Frame& f) {
     if (!requests) return fail(2, budget_error);
   }
   app::Problem problem;
-  auto db = app::open_store(f.ctx, f.writer,
-                            core::Deadline::in(o.verb == "run" ? app::run_budget(research_request(o)) : memory_budget(o)), &problem);
+  auto db = app::open_store(
+      f.ctx, f.writer, core::Deadline::in(o.verb == "run" ? app::run_budget(research_request(o)) : memory_budget(o)), &problem);
   if (!db) return fail(problem);
   try {
     if (o.verb == "add") {

@@ -1,7 +1,7 @@
 #include "cli/options.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -69,12 +69,17 @@ bool decimal(std::string_view s, bool integer) {
 }
 
 // Flags that need --discover, and flags doctor has no use for.
-constexpr std::string_view kDiscoveryOnly[] = {"--discover-shallow", "--nominate-only", "--judgments", "--finalize",
-                                               "--enrich-budget", "--enrich-workers"};
-constexpr std::string_view kDoctorRejects[] = {"--discover", "--discover-shallow", "--nominate-only", "--judgments",
-                                               "--finalize", "--angles", "--enrich-budget", "--enrich-workers",
-                                               "--days", "--as-of", "--quick", "--deep", "--plan", "--save",
-                                               "--save-dir", "--store", "--no-compare", "--summarize"};
+constexpr std::string_view kDiscoveryOnly[] = {"--discover-shallow", "--nominate-only", "--judgments",
+                                               "--finalize",         "--enrich-budget", "--enrich-workers"};
+constexpr std::string_view kDoctorRejects[] = {"--discover",      "--discover-shallow",
+                                               "--nominate-only", "--judgments",
+                                               "--finalize",      "--angles",
+                                               "--enrich-budget", "--enrich-workers",
+                                               "--days",          "--as-of",
+                                               "--quick",         "--deep",
+                                               "--plan",          "--save",
+                                               "--save-dir",      "--store",
+                                               "--no-compare",    "--summarize"};
 
 }  // namespace
 
@@ -170,7 +175,8 @@ std::optional<std::string> number(const CLI::App& app, std::string_view flag, co
   if (app.get_option(std::string(flag))->count() == 0) return std::nullopt;
   constexpr bool integer = std::is_integral_v<T>;
   if (!decimal(raw, integer))
-    return fmt::format("{} '{}' is not a {}", flag, raw, integer ? "whole number (digits only, no leading zero)" : "decimal number");
+    return fmt::format("{} '{}' is not a {}", flag, raw,
+                       integer ? "whole number (digits only, no leading zero)" : "decimal number");
   try {
     if constexpr (integer) {
       const long long v = std::stoll(raw);
@@ -216,15 +222,18 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   group(app.add_flag("--no-compare", o.no_compare, "research 'A vs B' as one phrase, not a comparison"), "Research");
   group(app.add_option("--timeout", timeout_s, "whole-run wall-clock cap (default by depth)"), "Research", "SECONDS");
   group(app.add_flag("--strict", o.strict, "exit 3 if any source did not answer fully"), "Research");
-  group(app.add_option("--emit", emit, "compact, md, json or html (default: from --output's extension, else compact)"), "Output", "FORMAT");
+  group(app.add_option("--emit", emit, "compact, md, json or html (default: from --output's extension, else compact)"), "Output",
+        "FORMAT");
   group(app.add_option("--output", o.output_file, "write the output to FILE instead of stdout"), "Output", "FILE");
-  group(app.add_option("--limit", limit_s, "stories in the brief (default 12); library search: results (default 10)"), "Output", "N");
+  group(app.add_option("--limit", limit_s, "stories in the brief (default 12); library search: results (default 10)"), "Output",
+        "N");
   group(app.add_flag("--save", o.save, "also save the brief (.md and .json) to the memory dir"), "Output");
   group(app.add_option("--save-dir", o.save_dir, "save there (implies --save)"), "Output", "DIR");
   group(app.add_flag("--store", o.store, "record the run in the research store (library, watch)"), "Output");
   group(app.add_flag("--quiet", o.quiet, "no progress or notes on stderr"), "Output");
-  group(app.add_flag("--summarize", o.summarize,
-                     "add a \"What happened\" by an OpenAI-compatible model, every citation checked (LAST30DAYS_LLM_URL, _MODEL, _KEY)"),
+  group(app.add_flag(
+            "--summarize", o.summarize,
+            "add a \"What happened\" by an OpenAI-compatible model, every citation checked (LAST30DAYS_LLM_URL, _MODEL, _KEY)"),
         "Output");
   bool discover_flag = false;
   auto* discover = app.add_flag("--discover", discover_flag, "what is spiking now; --discover=DOMAIN for one domain");
@@ -261,8 +270,8 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   if (sc.help || help_word) {
     if (help_word && sc.words.size() > 2 && !verbs_of(sc.words[1]).empty() &&
         find_command(sc.words[1] + " " + sc.words[2]) == nullptr)
-      return usage_error(fmt::format("{} has no command '{}'{}", sc.words[1], sc.words[2],
-                                     did_you_mean(sc.words[2], verbs_of(sc.words[1]))));
+      return usage_error(
+          fmt::format("{} has no command '{}'{}", sc.words[1], sc.words[2], did_you_mean(sc.words[2], verbs_of(sc.words[1]))));
     if (help_word && sc.words.size() > 1) {
       const auto* c = command_of(sc.words, 1);
       if (c == nullptr && (sc.words[1] == "research" || sc.words[1] == "TOPIC")) c = find_command("");
@@ -272,7 +281,8 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
         if (sc.words.size() > 2) {
           auto verbs = verbs_of(sc.words[1]);
           if (!verbs.empty())
-            return usage_error(fmt::format("{} has no command '{}'{}", sc.words[1], sc.words[2], did_you_mean(sc.words[2], verbs)));
+            return usage_error(
+                fmt::format("{} has no command '{}'{}", sc.words[1], sc.words[2], did_you_mean(sc.words[2], verbs)));
         }
         return usage_error(fmt::format("no command '{}'{} (to research it, quote the whole topic: last30days \"help {}\")",
                                        sc.words[1], did_you_mean(sc.words[1], known), sc.words[1]));
@@ -285,7 +295,8 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   }
   if (!sc.words.empty() && sc.words[0] == "version") {
     if (sc.words.size() > 1)
-      return usage_error(fmt::format("version takes no arguments (to research a topic, quote it: last30days \"version {}\")", sc.words[1]));
+      return usage_error(
+          fmt::format("version takes no arguments (to research a topic, quote it: last30days \"version {}\")", sc.words[1]));
     return to_stdout(std::string("last30days ") + L30_VERSION + "\n");
   }
 
@@ -336,15 +347,17 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   if (discover_domain && core::trim(*discover_domain).empty())
     return usage_error("--discover= needs a DOMAIN (bare --discover is global discovery)");
   std::optional<int> days;
-  for (auto bad : {number(app, "--days", days_s, &days), number(app, "--timeout", timeout_s, &o.timeout_seconds),
-                   number(app, "--enrich-budget", budget_s, &o.enrich_budget),
-                   number(app, "--enrich-workers", workers_s, &o.enrich_workers), number(app, "--limit", limit_s, &o.limit),
-                   number(app, "--every", every_s, &o.every_hours)})
+  for (auto bad :
+       {number(app, "--days", days_s, &days), number(app, "--timeout", timeout_s, &o.timeout_seconds),
+        number(app, "--enrich-budget", budget_s, &o.enrich_budget), number(app, "--enrich-workers", workers_s, &o.enrich_workers),
+        number(app, "--limit", limit_s, &o.limit), number(app, "--every", every_s, &o.every_hours)})
     if (bad) return usage_error(*bad);
 
   // Subcommands are positional words.
-  static const std::map<std::string_view, Command> kCommands{{"doctor", Command::doctor}, {"library", Command::library},
-                                                             {"watch", Command::watch},   {"mcp", Command::mcp},
+  static const std::map<std::string_view, Command> kCommands{{"doctor", Command::doctor},
+                                                             {"library", Command::library},
+                                                             {"watch", Command::watch},
+                                                             {"mcp", Command::mcp},
                                                              {"completions", Command::completions}};
   if (!words.empty() && kCommands.count(words[0]) > 0) {
     o.command = kCommands.at(words[0]);
@@ -364,14 +377,14 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
     if (const auto cmd = nearest(words[0], command_words(), true); cmd && *cmd != words[0] && !o.quiet)
       out_note = fmt::format("researching '{}' (for the command, type: last30days {})", core::printable_line(words[0]), *cmd);
   if (o.command == Command::mcp && !o.command_args.empty())
-    return usage_error(fmt::format("mcp takes no arguments (to research a topic, quote it: last30days \"mcp {}\")",
-                                   o.command_args.front()));
+    return usage_error(
+        fmt::format("mcp takes no arguments (to research a topic, quote it: last30days \"mcp {}\")", o.command_args.front()));
   if (o.command == Command::doctor) {
-    if (!o.command_args.empty())
-      return usage_error(fmt::format("doctor takes no arguments (got '{}')", o.command_args.front()));
+    if (!o.command_args.empty()) return usage_error(fmt::format("doctor takes no arguments (got '{}')", o.command_args.front()));
     for (auto name : kDoctorRejects)
       if (app.get_option(std::string(name))->count() > 0)
-        return usage_error(fmt::format("doctor does not take {}: it probes every source (--search, --timeout and --strict apply)", name));
+        return usage_error(
+            fmt::format("doctor does not take {}: it probes every source (--search, --timeout and --strict apply)", name));
   }
   const bool discovering = discover->count() > 0;  // presence, never truthiness
   if (discovering) {
@@ -392,7 +405,8 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   if (o.finalize && o.angles_file.empty()) return usage_error("--finalize requires --angles FILE");
   if (o.nominate_only && (!o.judgments_file.empty() || o.finalize))
     return usage_error("--nominate-only cannot be combined with --judgments or --finalize: they are separate legs");
-  if (!o.judgments_file.empty() && o.finalize) return usage_error("--judgments and --finalize are separate legs: run them one after the other");
+  if (!o.judgments_file.empty() && o.finalize)
+    return usage_error("--judgments and --finalize are separate legs: run them one after the other");
   if (o.summarize && (o.nominate_only || !o.judgments_file.empty() || o.finalize))
     return usage_error("--summarize applies to a one-shot --discover, not to the host protocol's legs");
 
@@ -424,8 +438,9 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
     o.emit = *inferred;  // --output brief.html writes HTML
   }
   if (discovering && o.emit == Emit::html)
-    return usage_error(o.emit_set ? "--emit html is not supported with --discover"
-                                  : "--discover does not write HTML: give --output another extension (.md, .json, .txt) or --emit");
+    return usage_error(o.emit_set
+                           ? "--emit html is not supported with --discover"
+                           : "--discover does not write HTML: give --output another extension (.md, .json, .txt) or --emit");
   if (app.get_option("--search")->count() > 0) {
     std::string_view rest = search;
     while (!rest.empty()) {
@@ -451,7 +466,8 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
   }
   if (o.timeout_seconds && (!std::isfinite(*o.timeout_seconds) || *o.timeout_seconds <= 0 || *o.timeout_seconds > 3600))
     return usage_error("--timeout must be a number of seconds in (0, 3600]");
-  if (o.enrich_budget && (!std::isfinite(*o.enrich_budget) || *o.enrich_budget <= 0 || *o.enrich_budget > discover::kMaxBudgetSeconds))
+  if (o.enrich_budget &&
+      (!std::isfinite(*o.enrich_budget) || *o.enrich_budget <= 0 || *o.enrich_budget > discover::kMaxBudgetSeconds))
     return usage_error(fmt::format("--enrich-budget must be a number of seconds in (0, {}]", discover::kMaxBudgetSeconds));
   if (o.enrich_workers && (*o.enrich_workers < 1 || *o.enrich_workers > 16))
     return usage_error("--enrich-workers must be between 1 and 16");
@@ -481,10 +497,10 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
     }
     case Command::discover:
       if (!o.topic.empty())
-        return usage_error(fmt::format("--discover takes no topic (got '{}'): to pick a domain write --discover=DOMAIN", o.topic));
+        return usage_error(
+            fmt::format("--discover takes no topic (got '{}'): to pick a domain write --discover=DOMAIN", o.topic));
       break;
-    default:
-      break;
+    default: break;
   }
   ParseOutcome out;
   out.note = std::move(out_note);

@@ -19,7 +19,7 @@ struct Options {
   std::vector<std::string> entities;  // "A vs B [vs C ...]": 2..6 entities, else empty
   bool no_compare = false;
   int days = 30;
-  bool days_set = false;  // discovery defaults to a shorter window
+  bool days_set = false;                   // discovery defaults to a shorter window
   std::optional<core::UnixSeconds> as_of;  // UTC midnight of the as-of day
   model::Depth depth = model::Depth::standard;
   std::vector<std::string> sources;  // validated ids; empty = all
@@ -50,11 +50,11 @@ struct Options {
   std::string verb;  // "search" | "list" | "forget" | "add" | "remove" | "run" | "notify" | "budget"
   // --limit: stories in a research brief (default kDefaultStories), results of library search.
   std::optional<int> limit;
-  std::optional<double> every_hours;  // watch add --every
-  bool all = false;                   // watch run --all
-  std::optional<std::string> notify;  // watch add --notify CHANNELS|none
-  std::string channel;                // watch notify test CHANNEL
-  std::string budget_source;          // watch budget SOURCE (its id)
+  std::optional<double> every_hours;    // watch add --every
+  bool all = false;                     // watch run --all
+  std::optional<std::string> notify;    // watch add --notify CHANNELS|none
+  std::string channel;                  // watch notify test CHANNEL
+  std::string budget_source;            // watch budget SOURCE (its id)
   std::optional<long> budget_requests;  // watch budget SOURCE N; nullopt: off
 };
 
@@ -73,9 +73,9 @@ std::optional<Emit> emit_for_file(std::string_view path);
 struct ParseOutcome {
   std::optional<Options> options;  // set when the run should go on
   int exit_code = 0;
-  std::string text;        // help/version (stdout) or the usage error (stderr)
-  std::string message;     // the usage error alone, without the "last30days: " frame
-  std::string note;        // a remark for stderr before the run ("researching 'doctr' ...")
+  std::string text;     // help/version (stdout) or the usage error (stderr)
+  std::string message;  // the usage error alone, without the "last30days: " frame
+  std::string note;     // a remark for stderr before the run ("researching 'doctr' ...")
   bool to_stdout = false;
 };
 

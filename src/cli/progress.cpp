@@ -23,7 +23,7 @@ struct Row {
   std::string name;
   bool done = false;
   Tone tone = Tone::dim;
-  std::string state;  // "running" until done
+  std::string state;   // "running" until done
   std::string detail;  // "12 items"
   Clock::time_point started;
   long elapsed_ms = 0;
@@ -95,8 +95,8 @@ struct TerminalProgress::Impl {
   }
 
   std::string row_line(const Row& r, std::size_t name_width) const {
-    const long ms = r.done ? r.elapsed_ms
-                           : static_cast<long>(std::chrono::duration_cast<core::Millis>(Clock::now() - r.started).count());
+    const long ms =
+        r.done ? r.elapsed_ms : static_cast<long>(std::chrono::duration_cast<core::Millis>(Clock::now() - r.started).count());
     const std::string mark = r.done ? (r.tone == Tone::good ? "+" : r.tone == Tone::plain ? "-" : "!") : kSpinner[frame % 4];
     std::string name = fit(r.name, name_width);
     // Pad by code points so the columns line up after multi-byte names.
@@ -142,7 +142,8 @@ struct TerminalProgress::Impl {
       const auto now = Clock::now();
       if (done == topics_total || now >= budget_end)
         out.push_back(fmt::format("enrichment: {} of {} done in {:.1f} s ({:.0f} s budget)", done, topics_total,
-                                  std::chrono::duration<double>(std::min(now, budget_end) - batch_start).count(), budget_seconds));
+                                  std::chrono::duration<double>(std::min(now, budget_end) - batch_start).count(),
+                                  budget_seconds));
       else
         out.push_back(fmt::format("enrichment: {} of {} done, {} running, {:.0f} s of {:.0f} s budget left", done, topics_total,
                                   running, std::chrono::duration<double>(budget_end - now).count(), budget_seconds));
@@ -181,7 +182,8 @@ struct TerminalProgress::Impl {
   void on_source(const pipeline::SourceEvent& e) {
     std::lock_guard lock(mu);
     if (finished) return;
-    const std::string name = per_topic && !e.topic.empty() ? std::string(e.topic) + " · " + std::string(e.source) : std::string(e.source);
+    const std::string name =
+        per_topic && !e.topic.empty() ? std::string(e.topic) + " · " + std::string(e.source) : std::string(e.source);
     auto it = std::find_if(sources.begin(), sources.end(), [&](const Row& r) { return r.name == name; });
     if (it == sources.end()) {
       sources.push_back({name, false, Tone::dim, "running", "", Clock::now(), 0});
@@ -240,7 +242,7 @@ struct TerminalProgress::Impl {
 };
 
 std::unique_ptr<TerminalProgress> TerminalProgress::start(const Options& o, const core::Config& config, std::string title,
-                                                         bool per_topic) {
+                                                          bool per_topic) {
   if (o.quiet || isatty(STDERR_FILENO) == 0) return nullptr;
   const auto term = config.get("TERM");
   if (term && *term == "dumb") return nullptr;

@@ -69,10 +69,10 @@ int research_command(const Options& o, const Frame& f) {
   if (!budget && !budget_problem.message.empty()) return fail(budget_problem);
   const auto started = core::now_unix();
   const auto window = model::Window::ending(o.as_of.value_or(f.ctx.now), o.days);
-  ProgressScope progress(o, f.ctx.config,
-                         fmt::format("last30days · \"{}\" · {} → {}", o.topic, core::format_date(window.from),
-                                     core::format_date(window.to)),
-                         !o.entities.empty());
+  ProgressScope progress(
+      o, f.ctx.config,
+      fmt::format("last30days · \"{}\" · {} → {}", o.topic, core::format_date(window.from), core::format_date(window.to)),
+      !o.entities.empty());
   auto hooks = progress.hooks();
   hooks.budget = budget ? budget->get() : nullptr;
   auto run = app::run_research(request, f.ctx, hooks);

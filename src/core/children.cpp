@@ -73,7 +73,9 @@ void kill_all_for_exit() noexcept {
   // and the exit path must not block forever if the mutex is somehow wedged.
   auto& mu = spawn_mutex();
   for (int i = 0; i < 2000 && !mu.try_lock(); ++i) {
-    struct timespec ms{0, 1000000};
+    struct timespec ms {
+      0, 1000000
+    };
     nanosleep(&ms, nullptr);
   }
   kill_registered();  // the mutex stays locked: no spawn or reap after this point

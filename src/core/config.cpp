@@ -17,12 +17,23 @@ namespace core {
 namespace {
 // SEARXNG_URL may carry user:password@ for a private instance. Notification URLs carry
 // their channel's token (a webhook path, an ntfy topic, an SMTP password).
-constexpr std::array<std::string_view, 16> kSecretKeys{
-    "GITHUB_TOKEN", "REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET", "BSKY_APP_PASSWORD", "X_BEARER_TOKEN",
-    "YOUTUBE_API_KEY", "BRAVE_API_KEY", "STACKEXCHANGE_KEY", "BSKY_HANDLE", "SEARXNG_URL",
-    "LAST30DAYS_NOTIFY_WEBHOOK", "LAST30DAYS_NOTIFY_SLACK", "LAST30DAYS_NOTIFY_DISCORD", "LAST30DAYS_NOTIFY_NTFY",
-    "LAST30DAYS_NOTIFY_SMTP_URL", "LAST30DAYS_LLM_KEY"};
-}
+constexpr std::array<std::string_view, 16> kSecretKeys{"GITHUB_TOKEN",
+                                                       "REDDIT_CLIENT_ID",
+                                                       "REDDIT_CLIENT_SECRET",
+                                                       "BSKY_APP_PASSWORD",
+                                                       "X_BEARER_TOKEN",
+                                                       "YOUTUBE_API_KEY",
+                                                       "BRAVE_API_KEY",
+                                                       "STACKEXCHANGE_KEY",
+                                                       "BSKY_HANDLE",
+                                                       "SEARXNG_URL",
+                                                       "LAST30DAYS_NOTIFY_WEBHOOK",
+                                                       "LAST30DAYS_NOTIFY_SLACK",
+                                                       "LAST30DAYS_NOTIFY_DISCORD",
+                                                       "LAST30DAYS_NOTIFY_NTFY",
+                                                       "LAST30DAYS_NOTIFY_SMTP_URL",
+                                                       "LAST30DAYS_LLM_KEY"};
+}  // namespace
 
 bool Config::is_secret_key(std::string_view key) {
   for (auto k : kSecretKeys)
@@ -86,9 +97,10 @@ std::vector<std::string> Config::secret_values() const {
     // "false", "1234", `": "`: indistinguishable from the output's own text, so such a value
     // is kept out of upstream text and fields but not out of a finished document's syntax.
     if (v->size() < core::redact::kMinSecretBytes || core::redact::unsafe_in_text(*v))
-      core::log::warn("{} is too short or too common to be told apart from ordinary output: it is redacted from what "
-                "upstream sends, not from the brief's own text (is it the real credential?)",
-                k);
+      core::log::warn(
+          "{} is too short or too common to be told apart from ordinary output: it is redacted from what "
+          "upstream sends, not from the brief's own text (is it the real credential?)",
+          k);
     if (v->size() >= core::redact::kMinSecretBytes) out.push_back(*v);
   }
   return out;

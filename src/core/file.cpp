@@ -49,7 +49,8 @@ FileText read_file_capped(const std::filesystem::path& path, std::size_t max_byt
                 fmt::format("cannot read '{}': {}", p, std::strerror(err)));
   }
   struct stat st {};
-  if (::fstat(f.fd, &st) != 0) return fail(FileError::Kind::unreadable, fmt::format("cannot read '{}': {}", p, std::strerror(errno)));
+  if (::fstat(f.fd, &st) != 0)
+    return fail(FileError::Kind::unreadable, fmt::format("cannot read '{}': {}", p, std::strerror(errno)));
   if (!S_ISREG(st.st_mode))
     return fail(FileError::Kind::not_regular, fmt::format("cannot read '{}': {}, not a regular file", p, kind_of(st.st_mode)));
   if (static_cast<std::uintmax_t>(st.st_size) > max_bytes)

@@ -46,9 +46,18 @@ utf8proc_int32_t tex_mark(char command) {
 
 // Letters TeX names by command: \ss \o \O \ae \AE \oe \OE \l \L \i \aa \AA.
 std::optional<std::pair<std::string_view, utf8proc_int32_t>> tex_letter(std::string_view rest) {
-  static constexpr std::array<std::pair<std::string_view, utf8proc_int32_t>, 12> kLetters{{
-      {"ss", 0x00DF}, {"ae", 0x00E6}, {"AE", 0x00C6}, {"oe", 0x0153}, {"OE", 0x0152}, {"aa", 0x00E5},
-      {"AA", 0x00C5}, {"o", 0x00F8}, {"O", 0x00D8}, {"l", 0x0142}, {"L", 0x0141}, {"i", 0x0131}}};
+  static constexpr std::array<std::pair<std::string_view, utf8proc_int32_t>, 12> kLetters{{{"ss", 0x00DF},
+                                                                                           {"ae", 0x00E6},
+                                                                                           {"AE", 0x00C6},
+                                                                                           {"oe", 0x0153},
+                                                                                           {"OE", 0x0152},
+                                                                                           {"aa", 0x00E5},
+                                                                                           {"AA", 0x00C5},
+                                                                                           {"o", 0x00F8},
+                                                                                           {"O", 0x00D8},
+                                                                                           {"l", 0x0142},
+                                                                                           {"L", 0x0141},
+                                                                                           {"i", 0x0131}}};
   for (const auto& [name, cp] : kLetters)
     if (rest.substr(0, name.size()) == name && (rest.size() == name.size() || !ascii_letter(rest[name.size()])))
       return std::make_pair(name, cp);
@@ -92,18 +101,22 @@ std::string decode_tex(std::string_view s) {
 
 // Entities left in text after the feed's own decoding: "&uuml;", "&#252;", "&#x27;", "&amp;".
 std::optional<utf8proc_int32_t> named_entity(std::string_view name, std::string& two) {
-  static constexpr std::array<std::pair<std::string_view, utf8proc_int32_t>, 26> kNamed{{
-      {"amp", '&'},        {"lt", '<'},         {"gt", '>'},        {"quot", '"'},       {"apos", '\''},
-      {"nbsp", ' '},       {"szlig", 0x00DF},   {"oslash", 0x00F8}, {"Oslash", 0x00D8}, {"aelig", 0x00E6},
-      {"AElig", 0x00C6},   {"oelig", 0x0153},   {"OElig", 0x0152},  {"mdash", 0x2014},   {"ndash", 0x2013},
-      {"hellip", 0x2026},  {"lsquo", 0x2018},   {"rsquo", 0x2019},  {"ldquo", 0x201C},   {"rdquo", 0x201D},
-      {"laquo", 0x00AB},   {"raquo", 0x00BB},   {"middot", 0x00B7}, {"bull", 0x2022},    {"thorn", 0x00FE},
-      {"eth", 0x00F0}}};
+  static constexpr std::array<std::pair<std::string_view, utf8proc_int32_t>, 26> kNamed{
+      {{"amp", '&'},      {"lt", '<'},        {"gt", '>'},        {"quot", '"'},      {"apos", '\''},     {"nbsp", ' '},
+       {"szlig", 0x00DF}, {"oslash", 0x00F8}, {"Oslash", 0x00D8}, {"aelig", 0x00E6},  {"AElig", 0x00C6},  {"oelig", 0x0153},
+       {"OElig", 0x0152}, {"mdash", 0x2014},  {"ndash", 0x2013},  {"hellip", 0x2026}, {"lsquo", 0x2018},  {"rsquo", 0x2019},
+       {"ldquo", 0x201C}, {"rdquo", 0x201D},  {"laquo", 0x00AB},  {"raquo", 0x00BB},  {"middot", 0x00B7}, {"bull", 0x2022},
+       {"thorn", 0x00FE}, {"eth", 0x00F0}}};
   for (const auto& [n, cp] : kNamed)
     if (n == name) return cp;
   // &Xuml; &Xacute; &Xgrave; &Xcirc; &Xtilde; &Xring; &Xcedil;: a letter and its accent.
-  static constexpr std::array<std::pair<std::string_view, utf8proc_int32_t>, 7> kAccents{{
-      {"uml", 0x0308}, {"acute", 0x0301}, {"grave", 0x0300}, {"circ", 0x0302}, {"tilde", 0x0303}, {"ring", 0x030A}, {"cedil", 0x0327}}};
+  static constexpr std::array<std::pair<std::string_view, utf8proc_int32_t>, 7> kAccents{{{"uml", 0x0308},
+                                                                                          {"acute", 0x0301},
+                                                                                          {"grave", 0x0300},
+                                                                                          {"circ", 0x0302},
+                                                                                          {"tilde", 0x0303},
+                                                                                          {"ring", 0x030A},
+                                                                                          {"cedil", 0x0327}}};
   if (name.size() >= 4 && ascii_letter(name[0]))
     for (const auto& [suffix, mark] : kAccents)
       if (name.substr(1) == suffix) {
@@ -174,9 +187,13 @@ std::string decode_escapes(std::string_view s) {
 // ---- folding -------------------------------------------------------------------------
 
 std::string spell_out(std::string s) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kLetters{{
-      {"\xC3\xB8", "o"}, {"\xC3\xA6", "ae"}, {"\xC5\x93", "oe"}, {"\xC5\x82", "l"},
-      {"\xC4\x91", "d"}, {"\xC3\xBE", "th"}, {"\xC4\xB1", "i"}}};
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kLetters{{{"\xC3\xB8", "o"},
+                                                                                          {"\xC3\xA6", "ae"},
+                                                                                          {"\xC5\x93", "oe"},
+                                                                                          {"\xC5\x82", "l"},
+                                                                                          {"\xC4\x91", "d"},
+                                                                                          {"\xC3\xBE", "th"},
+                                                                                          {"\xC4\xB1", "i"}}};
   for (const auto& [from, to] : kLetters)
     for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
   return s;
@@ -213,12 +230,17 @@ bool ascii_alnum(utf8proc_int32_t cp) { return ascii_upper(cp) || ascii_lower(cp
 bool word_char(utf8proc_int32_t cp) {
   if (cp < 0x80) return ascii_alnum(cp);
   switch (utf8proc_category(cp)) {
-    case UTF8PROC_CATEGORY_LU: case UTF8PROC_CATEGORY_LL: case UTF8PROC_CATEGORY_LT: case UTF8PROC_CATEGORY_LM:
-    case UTF8PROC_CATEGORY_LO: case UTF8PROC_CATEGORY_ND: case UTF8PROC_CATEGORY_NL: case UTF8PROC_CATEGORY_NO:
-    case UTF8PROC_CATEGORY_MN: case UTF8PROC_CATEGORY_MC:
-      return true;
-    default:
-      return false;
+    case UTF8PROC_CATEGORY_LU:
+    case UTF8PROC_CATEGORY_LL:
+    case UTF8PROC_CATEGORY_LT:
+    case UTF8PROC_CATEGORY_LM:
+    case UTF8PROC_CATEGORY_LO:
+    case UTF8PROC_CATEGORY_ND:
+    case UTF8PROC_CATEGORY_NL:
+    case UTF8PROC_CATEGORY_NO:
+    case UTF8PROC_CATEGORY_MN:
+    case UTF8PROC_CATEGORY_MC: return true;
+    default: return false;
   }
 }
 
@@ -227,12 +249,32 @@ bool headline_separator(utf8proc_int32_t cp) { return cp == ':' || cp == '|' || 
 
 bool breaks_clause(utf8proc_int32_t cp) {
   switch (cp) {
-    case ':': case ';': case '|': case '!': case '?': case '(': case ')': case '[': case ']': case '"':
-    case 0x2014: case 0x2013: case 0x201C: case 0x201D: case 0x00AB: case 0x00BB: case 0x00B7: case 0x2022:
-    case 0x3001: case 0x3002: case 0xFF08: case 0xFF09: case 0xFF1A: case 0x300C: case 0x300D:
-      return true;
-    default:
-      return false;
+    case ':':
+    case ';':
+    case '|':
+    case '!':
+    case '?':
+    case '(':
+    case ')':
+    case '[':
+    case ']':
+    case '"':
+    case 0x2014:
+    case 0x2013:
+    case 0x201C:
+    case 0x201D:
+    case 0x00AB:
+    case 0x00BB:
+    case 0x00B7:
+    case 0x2022:
+    case 0x3001:
+    case 0x3002:
+    case 0xFF08:
+    case 0xFF09:
+    case 0xFF1A:
+    case 0x300C:
+    case 0x300D: return true;
+    default: return false;
   }
 }
 
@@ -384,7 +426,8 @@ void match_words(std::string_view text, std::vector<Word>& out) {
     }
     flush(cps[k].at);
     // "-", "/", "_" or "." between two words: one identifier, written in whatever case it has.
-    if ((cp == '-' || cp == '/' || cp == '_' || cp == '.') && k > 0 && word_char(cps[k - 1].cp) && is_word(k + 1) && !out.empty()) {
+    if ((cp == '-' || cp == '/' || cp == '_' || cp == '.') && k > 0 && word_char(cps[k - 1].cp) && is_word(k + 1) &&
+        !out.empty()) {
       out.back().joined = true;
       pending_join = true;
       pending_joiner = static_cast<char>(cp);
@@ -408,7 +451,8 @@ void match_words(std::string_view text, std::vector<Word>& out) {
 
 bool is_ideograph_word(std::string_view folded) {
   utf8proc_int32_t cp = 0;
-  const auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(folded.data()), static_cast<utf8proc_ssize_t>(folded.size()), &cp);
+  const auto n = utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(folded.data()),
+                                  static_cast<utf8proc_ssize_t>(folded.size()), &cp);
   return n > 0 && static_cast<std::size_t>(n) == folded.size() && ideograph(cp);
 }
 
@@ -440,7 +484,8 @@ std::string english_stem(std::string_view folded) {
   };
   thread_local Stemmer st;
   if (!st.s || folded.empty()) return std::string(folded);
-  const sb_symbol* out = sb_stemmer_stem(st.s, reinterpret_cast<const sb_symbol*>(folded.data()), static_cast<int>(folded.size()));
+  const sb_symbol* out =
+      sb_stemmer_stem(st.s, reinterpret_cast<const sb_symbol*>(folded.data()), static_cast<int>(folded.size()));
   if (!out) return std::string(folded);
   return std::string(reinterpret_cast<const char*>(out), static_cast<std::size_t>(sb_stemmer_length(st.s)));
 }
@@ -448,14 +493,15 @@ std::string english_stem(std::string_view folded) {
 std::optional<std::string> umlaut_spelling(std::string_view word) {
   const std::string clean = decode_escapes(word);
   utf8proc_uint8_t* out = nullptr;
-  const auto n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(clean.data()), static_cast<utf8proc_ssize_t>(clean.size()),
-                              &out, static_cast<utf8proc_option_t>(UTF8PROC_COMPOSE | UTF8PROC_CASEFOLD | UTF8PROC_IGNORE));
+  const auto n =
+      utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(clean.data()), static_cast<utf8proc_ssize_t>(clean.size()), &out,
+                   static_cast<utf8proc_option_t>(UTF8PROC_COMPOSE | UTF8PROC_CASEFOLD | UTF8PROC_IGNORE));
   if (n < 0 || out == nullptr) return std::nullopt;
   std::string s(reinterpret_cast<char*>(out), static_cast<std::size_t>(n));
   std::free(out);
   bool changed = false;
-  for (const auto& [from, to] : std::array<std::pair<std::string_view, std::string_view>, 3>{
-           {{"\xC3\xA4", "ae"}, {"\xC3\xB6", "oe"}, {"\xC3\xBC", "ue"}}})
+  for (const auto& [from, to] :
+       std::array<std::pair<std::string_view, std::string_view>, 3>{{{"\xC3\xA4", "ae"}, {"\xC3\xB6", "oe"}, {"\xC3\xBC", "ue"}}})
     for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
       s.replace(at, from.size(), to);
       changed = true;

@@ -17,18 +17,18 @@ namespace core {
 std::string fold_for_match(std::string_view text);
 
 struct Word {
-  std::string text;           // folded
-  bool upper = false;         // first letter written upper-case
-  bool lower = false;         // first letter written lower-case (neither: digits, CJK)
-  bool possessive = false;    // written "Rose's": a name ends here
-  bool clause_break = false;  // a separator (: ; | ! ? brackets quotes dashes, a sentence end) precedes it
+  std::string text;             // folded
+  bool upper = false;           // first letter written upper-case
+  bool lower = false;           // first letter written lower-case (neither: digits, CJK)
+  bool possessive = false;      // written "Rose's": a name ends here
+  bool clause_break = false;    // a separator (: ; | ! ? brackets quotes dashes, a sentence end) precedes it
   bool headline_break = false;  // ... and it is a headline's separator (: | dashes), as in "Name: details"
-  bool all_caps = false;      // two or more letters, all capitals ("ACL", "GDL"), in ASCII
-  bool ideograph = false;     // one character of a script written without spaces (Han, kana)
-  bool joined = false;        // part of an identifier: "tokio-rs/tokio", "llama.cpp", "force-wipe"
-  bool glued = false;         // ... joined to the word before it ("rs" and the second "tokio" above)
-  char joiner = '\0';         // ... by this character: '-' '/' '_' or '.'
-  bool kana = false;          // one hiragana character: mostly particles (の, で, は), the script's function words
+  bool all_caps = false;        // two or more letters, all capitals ("ACL", "GDL"), in ASCII
+  bool ideograph = false;       // one character of a script written without spaces (Han, kana)
+  bool joined = false;          // part of an identifier: "tokio-rs/tokio", "llama.cpp", "force-wipe"
+  bool glued = false;           // ... joined to the word before it ("rs" and the second "tokio" above)
+  char joiner = '\0';           // ... by this character: '-' '/' '_' or '.'
+  bool kana = false;            // one hiragana character: mostly particles (の, で, は), the script's function words
 };
 
 // Words in order. "llama.cpp" and "19.1" split at the dot, "force-wipe" at the hyphen, with no

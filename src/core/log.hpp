@@ -11,8 +11,8 @@ namespace core::log {
 
 enum class Level { progress, info, warn, error };
 
-void set_quiet(bool quiet);          // suppress progress/info
-void set_progress(bool enabled);     // progress lines (default: only when stderr is a TTY)
+void set_quiet(bool quiet);       // suppress progress/info
+void set_progress(bool enabled);  // progress lines (default: only when stderr is a TTY)
 // Every line is scrubbed by core::redact before it is written.
 void write(Level level, std::string_view message);
 // While set, every stderr line (already scrubbed, with its newline) goes to `sink`

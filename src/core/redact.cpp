@@ -18,7 +18,7 @@ using Patterns = std::vector<std::string>;
 
 struct State {
   std::mutex mu;
-  std::vector<std::string> secrets;  // raw values, for de-duplication
+  std::vector<std::string> secrets;                                                     // raw values, for de-duplication
   std::shared_ptr<const Patterns> patterns = std::make_shared<const Patterns>();        // safe in text
   std::shared_ptr<const Patterns> value_patterns = std::make_shared<const Patterns>();  // all forms
   std::atomic<bool> any{false};
@@ -65,7 +65,7 @@ std::vector<std::string> base64_forms(std::string_view value) {
   out.push_back(core::base64_encode(value));  // the value alone, padding included
   for (std::size_t k = 0; k < 3; ++k) {
     const std::string enc = core::base64_encode(std::string(k, '\0') + std::string(value));
-    const std::size_t skip = k == 0 ? 0 : k == 1 ? 2 : 3;  // characters that carry prefix bits
+    const std::size_t skip = k == 0 ? 0 : k == 1 ? 2 : 3;   // characters that carry prefix bits
     const std::size_t keep = (8 * (k + value.size())) / 6;  // characters not touched by a suffix
     if (keep > skip + 7) out.push_back(enc.substr(skip, keep - skip));
   }
@@ -152,7 +152,8 @@ std::string scrub_with(std::string_view text, bool values) {
   std::vector<std::pair<std::size_t, std::size_t>> hits;
   for (const auto& p : *patterns) {
     for (auto pos = text.find(p); pos != std::string_view::npos; pos = text.find(p, pos + 1)) {
-      if (!hits.empty() && hits.back().second >= pos && hits.back().first <= pos) hits.back().second = std::max(hits.back().second, pos + p.size());
+      if (!hits.empty() && hits.back().second >= pos && hits.back().first <= pos)
+        hits.back().second = std::max(hits.back().second, pos + p.size());
       else hits.emplace_back(pos, pos + p.size());
     }
   }

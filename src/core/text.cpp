@@ -3,11 +3,11 @@
 #include <gumbo.h>
 #include <utf8proc.h>
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdlib>
-#include <fmt/format.h>
 #include <memory>
 #include <unordered_set>
 
@@ -71,13 +71,17 @@ bool is_ascii(std::string_view s) {
 
 bool word_codepoint(utf8proc_int32_t cp) {
   switch (utf8proc_category(cp)) {
-    case UTF8PROC_CATEGORY_LU: case UTF8PROC_CATEGORY_LL: case UTF8PROC_CATEGORY_LT:
-    case UTF8PROC_CATEGORY_LM: case UTF8PROC_CATEGORY_LO: case UTF8PROC_CATEGORY_ND:
-    case UTF8PROC_CATEGORY_NL: case UTF8PROC_CATEGORY_NO: case UTF8PROC_CATEGORY_MN:
-    case UTF8PROC_CATEGORY_MC:
-      return true;
-    default:
-      return false;
+    case UTF8PROC_CATEGORY_LU:
+    case UTF8PROC_CATEGORY_LL:
+    case UTF8PROC_CATEGORY_LT:
+    case UTF8PROC_CATEGORY_LM:
+    case UTF8PROC_CATEGORY_LO:
+    case UTF8PROC_CATEGORY_ND:
+    case UTF8PROC_CATEGORY_NL:
+    case UTF8PROC_CATEGORY_NO:
+    case UTF8PROC_CATEGORY_MN:
+    case UTF8PROC_CATEGORY_MC: return true;
+    default: return false;
   }
 }
 
@@ -87,10 +91,9 @@ std::string casefold(std::string_view s) {
   if (is_ascii(s)) return lower_ascii(s);
   const std::string clean = sanitize_utf8(s);
   utf8proc_uint8_t* out = nullptr;
-  const auto n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(clean.data()),
-                              static_cast<utf8proc_ssize_t>(clean.size()), &out,
-                              static_cast<utf8proc_option_t>(UTF8PROC_COMPOSE | UTF8PROC_COMPAT |
-                                                             UTF8PROC_CASEFOLD | UTF8PROC_IGNORE));
+  const auto n =
+      utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(clean.data()), static_cast<utf8proc_ssize_t>(clean.size()), &out,
+                   static_cast<utf8proc_option_t>(UTF8PROC_COMPOSE | UTF8PROC_COMPAT | UTF8PROC_CASEFOLD | UTF8PROC_IGNORE));
   if (n < 0 || out == nullptr) return lower_ascii(clean);
   std::string result(reinterpret_cast<char*>(out), static_cast<std::size_t>(n));
   std::free(out);
@@ -109,8 +112,7 @@ std::vector<std::string> tokenize(std::string_view s) {
       const auto c = static_cast<unsigned char>(s[i]);
       if (std::isalnum(c)) {
         cur.push_back(static_cast<char>(std::tolower(c)));
-      } else if ((c == '\'') && !cur.empty() && i + 1 < s.size() &&
-                 std::isalpha(static_cast<unsigned char>(s[i + 1]))) {
+      } else if ((c == '\'') && !cur.empty() && i + 1 < s.size() && std::isalpha(static_cast<unsigned char>(s[i + 1]))) {
         // "don't" -> "dont"; "user's" -> "users"
       } else if ((c == '+' || c == '#') && !cur.empty()) {
         cur.push_back(static_cast<char>(c));  // c++, c#, f#
@@ -189,12 +191,11 @@ std::string printable(std::string_view s, bool one_line) {
       n = utf8proc_iterate(p, left, &cp);
       if (n <= 0) n = 1, cp = 0xFFFD, invalid = true;  // one invalid byte
     }
-    const bool is_space = cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r' || cp == '\v' || cp == '\f' ||
-                          cp == 0x85 || cp == 0x2028 || cp == 0x2029 ||
-                          (cp >= 0x2000 && cp <= 0x200A) || cp == 0x3000 || cp == 0xA0;
+    const bool is_space = cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r' || cp == '\v' || cp == '\f' || cp == 0x85 ||
+                          cp == 0x2028 || cp == 0x2029 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x3000 || cp == 0xA0;
     const bool control = cp < 0x20 || (cp >= 0x7F && cp <= 0x9F);
-    const bool bidi = cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
-                      (cp >= 0x2066 && cp <= 0x2069);
+    const bool bidi =
+        cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
     if (is_space && one_line) {
       space = !out.empty();
     } else if (is_space && cp < 0x80) {
@@ -222,15 +223,34 @@ namespace {
 
 bool inline_tag(GumboTag tag) {
   switch (tag) {
-    case GUMBO_TAG_A: case GUMBO_TAG_ABBR: case GUMBO_TAG_B: case GUMBO_TAG_BDI: case GUMBO_TAG_BDO:
-    case GUMBO_TAG_CITE: case GUMBO_TAG_CODE: case GUMBO_TAG_DATA: case GUMBO_TAG_DFN: case GUMBO_TAG_EM:
-    case GUMBO_TAG_FONT: case GUMBO_TAG_I: case GUMBO_TAG_KBD: case GUMBO_TAG_MARK: case GUMBO_TAG_Q:
-    case GUMBO_TAG_S: case GUMBO_TAG_SAMP: case GUMBO_TAG_SMALL: case GUMBO_TAG_SPAN: case GUMBO_TAG_STRIKE:
-    case GUMBO_TAG_STRONG: case GUMBO_TAG_SUB: case GUMBO_TAG_SUP: case GUMBO_TAG_TIME: case GUMBO_TAG_TT:
-    case GUMBO_TAG_U: case GUMBO_TAG_VAR:
-      return true;
-    default:
-      return false;
+    case GUMBO_TAG_A:
+    case GUMBO_TAG_ABBR:
+    case GUMBO_TAG_B:
+    case GUMBO_TAG_BDI:
+    case GUMBO_TAG_BDO:
+    case GUMBO_TAG_CITE:
+    case GUMBO_TAG_CODE:
+    case GUMBO_TAG_DATA:
+    case GUMBO_TAG_DFN:
+    case GUMBO_TAG_EM:
+    case GUMBO_TAG_FONT:
+    case GUMBO_TAG_I:
+    case GUMBO_TAG_KBD:
+    case GUMBO_TAG_MARK:
+    case GUMBO_TAG_Q:
+    case GUMBO_TAG_S:
+    case GUMBO_TAG_SAMP:
+    case GUMBO_TAG_SMALL:
+    case GUMBO_TAG_SPAN:
+    case GUMBO_TAG_STRIKE:
+    case GUMBO_TAG_STRONG:
+    case GUMBO_TAG_SUB:
+    case GUMBO_TAG_SUP:
+    case GUMBO_TAG_TIME:
+    case GUMBO_TAG_TT:
+    case GUMBO_TAG_U:
+    case GUMBO_TAG_VAR: return true;
+    default: return false;
   }
 }
 
@@ -245,8 +265,7 @@ void collect_text(const GumboNode* node, std::string& out) {
     // Code blocks are noise in a snippet or a quote, like scripts.
     if (tag == GUMBO_TAG_SCRIPT || tag == GUMBO_TAG_STYLE || tag == GUMBO_TAG_TEMPLATE || tag == GUMBO_TAG_PRE) return;
   }
-  const GumboVector& children =
-      node->type == GUMBO_NODE_DOCUMENT ? node->v.document.children : node->v.element.children;
+  const GumboVector& children = node->type == GUMBO_NODE_DOCUMENT ? node->v.document.children : node->v.element.children;
   for (unsigned i = 0; i < children.length; ++i) collect_text(static_cast<const GumboNode*>(children.data[i]), out);
   // Block boundaries and line breaks read as spaces; inline markup (<i>, <a>, <code>) joins
   // its text to the neighbours', so "for <i>everything</i>?" stays "for everything?".
@@ -310,8 +329,7 @@ void each_codepoint(std::string_view s, F&& f) {
     auto n = utf8proc_iterate(p, left, &cp);
     const int w = n <= 0 ? 1 : std::max(0, utf8proc_charwidth(cp));
     if (n <= 0) n = 1;
-    if (!f(std::string_view(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n)), static_cast<std::size_t>(w)))
-      return;
+    if (!f(std::string_view(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n)), static_cast<std::size_t>(w))) return;
     p += n;
     left -= n;
   }
@@ -376,29 +394,33 @@ namespace {
 
 const std::unordered_set<std::string_view>& stopwords() {
   static const std::unordered_set<std::string_view> kWords{
-      "a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did", "do", "does",
-      "for", "from", "had", "has", "have", "he", "her", "his", "i", "if", "in", "into", "is", "it", "its",
-      "me", "my", "no", "not", "of", "on", "or", "our", "out", "she", "so", "than", "that", "the", "their",
-      "them", "then", "there", "these", "they", "this", "those", "to", "too", "up", "us", "was", "we",
-      "were", "what", "when", "where", "which", "who", "why", "will", "with", "would", "you", "your",
-      "about", "just", "all", "any", "some", "also", "how", "vs", "via", "s", "t", "am", "get", "got",
-      "should", "may", "might", "let", "lets", "im", "ive", "dont", "de", "la", "le", "el", "across", "over", "under",
-      "after", "before", "between", "through", "during", "without", "within", "per", "while", "here", "very"};
+      "a",     "an",     "and",     "are",     "as",     "at",      "be",     "been",   "but",    "by",    "can",
+      "could", "did",    "do",      "does",    "for",    "from",    "had",    "has",    "have",   "he",    "her",
+      "his",   "i",      "if",      "in",      "into",   "is",      "it",     "its",    "me",     "my",    "no",
+      "not",   "of",     "on",      "or",      "our",    "out",     "she",    "so",     "than",   "that",  "the",
+      "their", "them",   "then",    "there",   "these",  "they",    "this",   "those",  "to",     "too",   "up",
+      "us",    "was",    "we",      "were",    "what",   "when",    "where",  "which",  "who",    "why",   "will",
+      "with",  "would",  "you",     "your",    "about",  "just",    "all",    "any",    "some",   "also",  "how",
+      "vs",    "via",    "s",       "t",       "am",     "get",     "got",    "should", "may",    "might", "let",
+      "lets",  "im",     "ive",     "dont",    "de",     "la",      "le",     "el",     "across", "over",  "under",
+      "after", "before", "between", "through", "during", "without", "within", "per",    "while",  "here",  "very"};
   return kWords;
 }
 
 const std::unordered_set<std::string_view>& generic_words() {
   static const std::unordered_set<std::string_view> kWords{
-      "new", "best", "top", "news", "update", "updates", "latest", "release", "released", "launch",
-      "launches", "announced", "announces", "announcement", "today", "week", "year", "month", "day",
-      "guide", "review", "reviews", "tips", "help", "question", "questions", "discussion", "thread",
-      "thoughts", "use", "using", "used", "make", "making", "good", "great", "big", "first", "one", "two",
-      "free", "open", "source", "app", "apps", "tool", "tools", "software", "data", "time", "people",
-      "world", "life", "way", "thing", "things", "work", "working", "people", "like", "now", "show",
-      "ask", "hn", "tell", "reddit", "video", "post", "free", "online", "internet", "tech", "technology",
-      "ai", "more", "most", "vs", "versus", "first", "why", "what", "2024", "2025", "2026", "2027",
-      "trending", "viral", "everyone", "anyone", "someone", "really", "still", "even", "every", "need",
-      "want", "know", "see", "look", "best", "better", "via", "can", "official", "live", "part", "full"};
+      "new",        "best",     "top",       "news",      "update",       "updates", "latest",   "release",   "released",
+      "launch",     "launches", "announced", "announces", "announcement", "today",   "week",     "year",      "month",
+      "day",        "guide",    "review",    "reviews",   "tips",         "help",    "question", "questions", "discussion",
+      "thread",     "thoughts", "use",       "using",     "used",         "make",    "making",   "good",      "great",
+      "big",        "first",    "one",       "two",       "free",         "open",    "source",   "app",       "apps",
+      "tool",       "tools",    "software",  "data",      "time",         "people",  "world",    "life",      "way",
+      "thing",      "things",   "work",      "working",   "people",       "like",    "now",      "show",      "ask",
+      "hn",         "tell",     "reddit",    "video",     "post",         "free",    "online",   "internet",  "tech",
+      "technology", "ai",       "more",      "most",      "vs",           "versus",  "first",    "why",       "what",
+      "2024",       "2025",     "2026",      "2027",      "trending",     "viral",   "everyone", "anyone",    "someone",
+      "really",     "still",    "even",      "every",     "need",         "want",    "know",     "see",       "look",
+      "best",       "better",   "via",       "can",       "official",     "live",    "part",     "full"};
   return kWords;
 }
 
@@ -472,8 +494,7 @@ std::string hex64(std::uint64_t v) { return fmt::format("{:016x}", v); }
 bool starts_with_ci(std::string_view s, std::string_view prefix) {
   if (s.size() < prefix.size()) return false;
   for (std::size_t i = 0; i < prefix.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i])))
-      return false;
+    if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i]))) return false;
   return true;
 }
 

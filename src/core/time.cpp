@@ -1,9 +1,9 @@
 #include "core/time.hpp"
 
+#include <fmt/format.h>
 #include <array>
 #include <cctype>
 #include <chrono>
-#include <fmt/format.h>
 
 namespace core {
 
@@ -110,14 +110,13 @@ std::optional<UnixSeconds> parse_iso8601(std::string_view s) {
 std::optional<UnixSeconds> parse_http_date(std::string_view s) {
   // "Sun, 06 Nov 1994 08:49:37 GMT"
   static constexpr std::array<std::string_view, 12> kMonths{"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                                           "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+                                                            "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
   const auto comma = s.find(", ");
   if (comma == std::string_view::npos) return std::nullopt;
   s.remove_prefix(comma + 2);
   if (s.size() < 24) return std::nullopt;
   int d = 0, y = 0, hh = 0, mi = 0, ss = 0;
-  if (!digits(s, 0, 2, d) || !digits(s, 7, 4, y) || !digits(s, 12, 2, hh) || !digits(s, 15, 2, mi) ||
-      !digits(s, 18, 2, ss))
+  if (!digits(s, 0, 2, d) || !digits(s, 7, 4, y) || !digits(s, 12, 2, hh) || !digits(s, 15, 2, mi) || !digits(s, 18, 2, ss))
     return std::nullopt;
   unsigned m = 0;
   for (unsigned i = 0; i < kMonths.size(); ++i)
@@ -136,8 +135,7 @@ std::string format_iso8601(UnixSeconds t) {
 std::string format_date(UnixSeconds t) { return format_iso8601(t).substr(0, 10); }
 
 UnixSeconds now_unix() {
-  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 UnixSeconds start_of_day(UnixSeconds t) {

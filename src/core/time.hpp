@@ -10,7 +10,11 @@ namespace core {
 using UnixSeconds = std::int64_t;
 
 std::int64_t days_from_civil(int y, unsigned m, unsigned d);
-struct Civil { int y; unsigned m; unsigned d; };
+struct Civil {
+  int y;
+  unsigned m;
+  unsigned d;
+};
 Civil civil_from_days(std::int64_t days);
 
 // "YYYY-MM-DD" only; rejects impossible dates. Returns the UTC midnight.

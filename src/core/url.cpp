@@ -97,8 +97,8 @@ std::vector<std::pair<std::string, std::string>> split_query(std::string_view qu
 namespace {
 bool tracking_param(std::string_view name) {
   const std::string n = lower_ascii(name);
-  return n.rfind("utm_", 0) == 0 || n == "ref" || n == "ref_src" || n == "fbclid" || n == "gclid" ||
-         n == "mc_cid" || n == "mc_eid" || n == "igshid" || n == "si" || n == "source" || n == "share_id";
+  return n.rfind("utm_", 0) == 0 || n == "ref" || n == "ref_src" || n == "fbclid" || n == "gclid" || n == "mc_cid" ||
+         n == "mc_eid" || n == "igshid" || n == "si" || n == "source" || n == "share_id";
 }
 }  // namespace
 

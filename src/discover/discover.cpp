@@ -54,10 +54,8 @@ Nominations nominate(const std::string& domain, const model::Window& window, cor
     if (st.state != model::SourceState::ok || st.items > 0) continue;
     st.state = model::SourceState::no_results;
     const int n = answered[id];
-    if (n > 0 && kept[id] == 0)
-      st.reason = fmt::format("{} item{}, none about '{}'", n, n == 1 ? "" : "s", d.name);
-    else
-      st.reason = "listing was empty in the window";
+    if (n > 0 && kept[id] == 0) st.reason = fmt::format("{} item{}, none about '{}'", n, n == 1 ? "" : "s", d.name);
+    else st.reason = "listing was empty in the window";
   }
   out.elapsed_ms = static_cast<long>(std::chrono::duration_cast<core::Millis>(core::Clock::now() - t0).count());
   return out;
@@ -74,7 +72,8 @@ std::vector<std::string> listing_warnings(const std::map<std::string, model::Sou
         out.push_back(fmt::format("{} listing: {}", id, st.reason));
   std::string degraded;
   for (const auto& [id, st] : status)
-    if (model::is_degraded(st.state)) degraded += fmt::format("{}{} ({})", degraded.empty() ? "" : ", ", id, model::to_string(st.state));
+    if (model::is_degraded(st.state))
+      degraded += fmt::format("{}{} ({})", degraded.empty() ? "" : ", ", id, model::to_string(st.state));
   if (!degraded.empty()) out.push_back("listings degraded: " + degraded);
   if (!model::any_answered(status) && !status.empty())
     out.push_back("no listing answered: nothing could be asked, which says nothing about what is spiking");
@@ -91,7 +90,8 @@ model::DiscoveryReport enrich_and_select(std::vector<model::Topic> topics, const
   std::vector<std::size_t> order(topics.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return score[a] > score[b]; });
-  std::vector<std::size_t> chosen(order.begin(), order.begin() + static_cast<long>(std::min<std::size_t>(order.size(), kMaxEnriched)));
+  std::vector<std::size_t> chosen(order.begin(),
+                                  order.begin() + static_cast<long>(std::min<std::size_t>(order.size(), kMaxEnriched)));
   std::vector<SubRunContext> tasks;
   for (std::size_t k : chosen) {
     SubRunContext ctx;
@@ -126,7 +126,8 @@ model::DiscoveryReport enrich_and_select(std::vector<model::Topic> topics, const
   }
   if (batch.abandoned > 0)
     report.warnings.push_back(fmt::format("{} enrichment sub-run{} ignored cancellation and {} abandoned at the deadline",
-                                          batch.abandoned, batch.abandoned == 1 ? "" : "s", batch.abandoned == 1 ? "was" : "were"));
+                                          batch.abandoned, batch.abandoned == 1 ? "" : "s",
+                                          batch.abandoned == 1 ? "was" : "were"));
 
   auto sel = select_topics(std::move(topics), score);
   report.results = std::move(sel.survivors);
@@ -137,7 +138,8 @@ model::DiscoveryReport enrich_and_select(std::vector<model::Topic> topics, const
                                                                report.weak_signal->name, report.weak_signal->reason)
                                                  : std::string("nothing solid: the listings returned nothing to rank"));
   else if (report.results.size() < 5)
-    report.warnings.push_back(fmt::format("only {} topic{} cleared the floor", report.results.size(), report.results.size() == 1 ? "" : "s"));
+    report.warnings.push_back(
+        fmt::format("only {} topic{} cleared the floor", report.results.size(), report.results.size() == 1 ? "" : "s"));
   return report;
 }
 

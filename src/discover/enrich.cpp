@@ -57,7 +57,7 @@ struct BatchState {
   bool closed = false;     // the batch has returned: late results are dropped
   bool abandoned = false;  // running workers are counted in core::live_stragglers()
   std::stop_source stop;
-  TopicHook on_topic;      // called under mu, only while !closed
+  TopicHook on_topic;  // called under mu, only while !closed
   core::Clock::time_point deadline;
 };
 

@@ -46,7 +46,7 @@ struct Tier {
   int max_workers;
   double budget_seconds;
 };
-constexpr int kMaxEnriched = 6;  // topics that get a sub-run
+constexpr int kMaxEnriched = 6;             // topics that get a sub-run
 constexpr double kMaxBudgetSeconds = 3600;  // --enrich-budget and LAST30DAYS_ENRICH_BUDGET_SECONDS
 
 Tier one_shot_tier();
@@ -65,8 +65,8 @@ struct SubRunContext {
   core::UnixSeconds now = 0;
   std::vector<const sources::Source*> sources;  // the registry's, alive for the process
   std::shared_ptr<const core::Config> config;
-  std::shared_ptr<http::Client> client;          // a straggler keeps the client alive
-  std::uint64_t http_session = 0;                // sources::Fetcher::session (0 = its own)
+  std::shared_ptr<http::Client> client;               // a straggler keeps the client alive
+  std::uint64_t http_session = 0;                     // sources::Fetcher::session (0 = its own)
   core::Deadline deadline = core::Deadline::never();  // set by the batch: its own deadline
 };
 // What a sub-run returns. The batch decides a topic's status from this value alone, never
@@ -98,7 +98,7 @@ struct TopicEvent {
   std::string_view topic;
   model::EnrichStatus status = model::EnrichStatus::enriched;  // finished only
   int items = 0;
-  int total = 0;                // batch_started only
+  int total = 0;                     // batch_started only
   core::Clock::time_point deadline;  // the budget's end
 };
 // Called with the batch's lock held and never after enrich_batch returned (so a

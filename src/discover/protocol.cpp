@@ -53,7 +53,8 @@ class Fields {
     if (!fallback) bad(key, "a string (it is required)");
     return *fallback;
   }
-  std::string one_of(const char* key, std::initializer_list<std::string_view> allowed, std::optional<std::string> fallback) const {
+  std::string one_of(const char* key, std::initializer_list<std::string_view> allowed,
+                     std::optional<std::string> fallback) const {
     const std::string v = str(key, std::move(fallback));
     if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
       std::string list;
@@ -138,11 +139,16 @@ std::string indexed(const std::string& path, std::size_t i) { return fmt::format
 json item_to_json(const model::Item& it) {
   json eng = json::object();
   for (const auto& e : it.engagement) eng[e.field] = e.value;
-  return {{"id", it.id},         {"source", it.source},       {"title", it.title},
-          {"url", it.url},       {"discussion_url", opt(it.discussion_url)},
-          {"author", opt(it.author)}, {"container", opt(it.container)},
+  return {{"id", it.id},
+          {"source", it.source},
+          {"title", it.title},
+          {"url", it.url},
+          {"discussion_url", opt(it.discussion_url)},
+          {"author", opt(it.author)},
+          {"container", opt(it.container)},
           {"published_at", it.published_at ? json(core::format_iso8601(*it.published_at)) : json(nullptr)},
-          {"engagement", eng},   {"snippet", it.snippet}};
+          {"engagement", eng},
+          {"snippet", it.snippet}};
 }
 
 model::Item item_from_json(const json& j, const std::string& path) {
@@ -216,7 +222,8 @@ model::Topic topic_from_json(const json& j, const std::string& path) {
     t.enrichment.top_titles = ef.strings("top_titles");
   }
   if (const json* seeds = f.array("seed_items"))
-    for (std::size_t i = 0; i < seeds->size(); ++i) t.seeds.push_back(item_from_json((*seeds)[i], indexed(f.at("seed_items"), i)));
+    for (std::size_t i = 0; i < seeds->size(); ++i)
+      t.seeds.push_back(item_from_json((*seeds)[i], indexed(f.at("seed_items"), i)));
   return t;
 }
 
@@ -239,17 +246,18 @@ std::map<std::string, model::SourceStatus> status_from_json(const Fields& doc) {
 }
 
 json meta_to_json(const Bundle& b) {
-  return {{"bundle_id", b.bundle_id},
-          {"tier", b.tier},
-          {"domain", b.domain},
-          {"window", {{"from", core::format_date(b.window.from)}, {"to", core::format_date(b.window.to)}, {"days", b.window.days}}},
-          {"scoring_clock", b.now},
-          {"created_at", core::format_iso8601(b.created_wall)},
-          {"created_unix", b.created_wall},
-          {"expires_at", core::format_iso8601(b.created_wall + kBundleTtlSeconds)},
-          {"replay", b.replay},
-          {"sources", b.sources},
-          {"source_status", model::source_status_json<json>(b.source_status)}};
+  return {
+      {"bundle_id", b.bundle_id},
+      {"tier", b.tier},
+      {"domain", b.domain},
+      {"window", {{"from", core::format_date(b.window.from)}, {"to", core::format_date(b.window.to)}, {"days", b.window.days}}},
+      {"scoring_clock", b.now},
+      {"created_at", core::format_iso8601(b.created_wall)},
+      {"created_unix", b.created_wall},
+      {"expires_at", core::format_iso8601(b.created_wall + kBundleTtlSeconds)},
+      {"replay", b.replay},
+      {"sources", b.sources},
+      {"source_status", model::source_status_json<json>(b.source_status)}};
 }
 
 // Sane clocks: after 2000, before 3000 (what format_iso8601 and the windows can hold).
@@ -281,7 +289,8 @@ Bundle meta_from_json(const Fields& f) {
 
 // Runs a reader over a document; a FieldError becomes the error text.
 template <typename Read>
-auto read_document(std::string_view text, std::string_view kind, std::string* error, Read read) -> std::optional<decltype(read(Fields(json::object(), "")))> {
+auto read_document(std::string_view text, std::string_view kind, std::string* error, Read read)
+    -> std::optional<decltype(read(Fields(json::object(), "")))> {
   const auto parsed = core::json::parse(text);
   try {
     if (!parsed) throw FieldError(parsed.too_deep ? "it is " + parsed.error : std::string("it is not valid JSON"));
@@ -315,7 +324,8 @@ std::optional<Bundle> bundle_from_json(std::string_view text, std::string* error
   return read_document(text, "discovery-nominations", error, [](const Fields& f) {
     Bundle b = meta_from_json(f);
     if (const json* rows = f.array("nominations"))
-      for (std::size_t i = 0; i < rows->size(); ++i) b.nominations.push_back(topic_from_json((*rows)[i], indexed("nominations", i)));
+      for (std::size_t i = 0; i < rows->size(); ++i)
+        b.nominations.push_back(topic_from_json((*rows)[i], indexed("nominations", i)));
     return b;
   });
 }
@@ -376,9 +386,9 @@ std::optional<Angles> parse_angles(std::string_view text, std::string* error) {
   if (!j.contains("angles") || !j["angles"].is_array()) return fail("'angles' must be an array");
   for (const auto& row : j["angles"]) {
     if (!row.is_object()) return fail("each angle must be an object");
-    std::string key = row.contains("id") && row["id"].is_string() ? row["id"].get<std::string>()
+    std::string key = row.contains("id") && row["id"].is_string()       ? row["id"].get<std::string>()
                       : row.contains("name") && row["name"].is_string() ? row["name"].get<std::string>()
-                                                                         : "";
+                                                                        : "";
     if (key.empty()) return fail("each angle needs an 'id' (n1..) or a 'name'");
     for (const char* kind : {"podcast", "x_article"}) {
       auto v = row.find(kind);
@@ -402,12 +412,16 @@ std::string pending_to_json(const Bundle& meta, const model::DiscoveryReport& re
   doc["warnings"] = report.warnings;
   doc["outcome"] = report.outcome == model::Outcome::ok ? "ok" : "nothing-solid";
   doc["nomination_ms"] = report.nomination_ms;
-  doc["enrichment"] = {{"tier", report.enrichment.tier}, {"depth", std::string(model::to_string(report.enrichment.depth))},
-                       {"max_workers", report.enrichment.max_workers}, {"budget_seconds", report.enrichment.budget_seconds},
+  doc["enrichment"] = {{"tier", report.enrichment.tier},
+                       {"depth", std::string(model::to_string(report.enrichment.depth))},
+                       {"max_workers", report.enrichment.max_workers},
+                       {"budget_seconds", report.enrichment.budget_seconds},
                        {"elapsed_ms", report.enrichment.elapsed_ms}};
   if (report.weak_signal)
-    doc["weak_signal"] = {{"name", report.weak_signal->name}, {"velocity_score", report.weak_signal->velocity},
-                          {"sources", report.weak_signal->sources}, {"engagement", report.weak_signal->engagement},
+    doc["weak_signal"] = {{"name", report.weak_signal->name},
+                          {"velocity_score", report.weak_signal->velocity},
+                          {"sources", report.weak_signal->sources},
+                          {"engagement", report.weak_signal->engagement},
                           {"reason", report.weak_signal->reason}};
   return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
@@ -444,19 +458,20 @@ std::optional<std::pair<Bundle, model::DiscoveryReport>> pending_from_json(std::
   });
 }
 
-std::optional<std::string> check_bundle(const Bundle& b, std::string_view expected_id, core::UnixSeconds wall_now,
-                                        bool replaying, std::string_view file_kind) {
+std::optional<std::string> check_bundle(const Bundle& b, std::string_view expected_id, core::UnixSeconds wall_now, bool replaying,
+                                        std::string_view file_kind) {
   if (b.bundle_id != expected_id)
-    return fmt::format("{} is for bundle '{}', but the saved bundle is '{}': judge the current "
-                       "discover-nominations.json, or run --discover --nominate-only again",
-                       file_kind, expected_id, b.bundle_id);
+    return fmt::format(
+        "{} is for bundle '{}', but the saved bundle is '{}': judge the current "
+        "discover-nominations.json, or run --discover --nominate-only again",
+        file_kind, expected_id, b.bundle_id);
   // A bundle from the future has a clock that cannot be trusted, and would never expire.
   if (b.created_wall > wall_now + kClockSkewSeconds || b.now > wall_now + kClockSkewSeconds)
     return fmt::format("bundle '{}' is dated in the future ({}): run --discover --nominate-only again", b.bundle_id,
                        core::format_iso8601(std::max(b.created_wall, b.now)));
   if (wall_now - b.created_wall > kBundleTtlSeconds)
-    return fmt::format("bundle '{}' expired ({} s old; bundles live {} s): run --discover --nominate-only again",
-                       b.bundle_id, wall_now - b.created_wall, kBundleTtlSeconds);
+    return fmt::format("bundle '{}' expired ({} s old; bundles live {} s): run --discover --nominate-only again", b.bundle_id,
+                       wall_now - b.created_wall, kBundleTtlSeconds);
   if (b.replay != replaying)
     return fmt::format("bundle '{}' was made by a {} run and cannot be resumed by a {} run: {}", b.bundle_id,
                        b.replay ? "--replay" : "live", replaying ? "--replay" : "live",

@@ -65,7 +65,7 @@ std::optional<std::pair<Bundle, model::DiscoveryReport>> pending_from_json(std::
 
 // Common checks for a later leg: id match, a date not in the future, expiry, replay/live
 // mixing. Error text says how to fix it.
-std::optional<std::string> check_bundle(const Bundle& b, std::string_view expected_id, core::UnixSeconds wall_now,
-                                        bool replaying, std::string_view file_kind);
+std::optional<std::string> check_bundle(const Bundle& b, std::string_view expected_id, core::UnixSeconds wall_now, bool replaying,
+                                        std::string_view file_kind);
 
 }  // namespace discover

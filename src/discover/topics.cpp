@@ -35,7 +35,8 @@ constexpr std::size_t kMaxNameWords = 6;    // longer ones keep their content wo
 constexpr std::size_t kMaxNameBytes = 60;
 
 std::string strip_prefixes(std::string title) {
-  for (std::string_view p : {"Show HN:", "Ask HN:", "Launch HN:", "Tell HN:", "[OC]", "PSA:", "Breaking:", "TIL that", "TIL:", "TIL"}) {
+  for (std::string_view p :
+       {"Show HN:", "Ask HN:", "Launch HN:", "Tell HN:", "[OC]", "PSA:", "Breaking:", "TIL that", "TIL:", "TIL"}) {
     if (core::starts_with_ci(title, p)) title = std::string(core::trim(std::string_view(title).substr(p.size())));
   }
   return title;
@@ -156,7 +157,8 @@ bool junk_shaped(std::string_view name) {
   std::size_t letters = 0;
   for (char c : lower) letters += std::isalpha(static_cast<unsigned char>(c)) ? 1 : 0;
   if (tokens.empty() || letters < 3) return true;
-  return std::all_of(tokens.begin(), tokens.end(), [](const std::string& t) { return core::is_stopword(t) || core::is_generic(t); });
+  return std::all_of(tokens.begin(), tokens.end(),
+                     [](const std::string& t) { return core::is_stopword(t) || core::is_generic(t); });
 }
 
 std::vector<model::Topic> group_topics(std::vector<model::Item> items, core::UnixSeconds now, const model::Window& window) {
@@ -263,7 +265,7 @@ std::string short_number(double v) {
 
 std::string why_line(const model::Topic& t) {
   std::vector<std::string> parts;
-  std::vector<std::string> loudest = t.sources;  // the strongest evidence first
+  std::vector<std::string> loudest = t.sources;    // the strongest evidence first
   auto engagement = [&](const std::string& src) {  // a bundle read back from disk may lack a source
     auto it = t.engagement_by_source.find(src);
     return it == t.engagement_by_source.end() ? 0.0 : it->second;
@@ -282,11 +284,11 @@ std::string why_line(const model::Topic& t) {
     for (const auto& f : top->engagement)
       if (f.field == "volume24hr" || (e->field != "volume24hr" && f.value > e->value && f.field != "volume")) e = &f;
     const bool dollars = e->field.find("volume") != std::string::npos || e->field == "liquidity";
-    const std::string label = e->field == "num_comments" || e->field == "comment_count" ? "comments"
-                              : e->field == "volume24hr"                               ? "24h volume"
-                              : e->field == "likeCount" || e->field == "like_count"    ? "likes"
+    const std::string label = e->field == "num_comments" || e->field == "comment_count"  ? "comments"
+                              : e->field == "volume24hr"                                 ? "24h volume"
+                              : e->field == "likeCount" || e->field == "like_count"      ? "likes"
                               : e->field == "repostCount" || e->field == "retweet_count" ? "reposts"
-                                                                                       : e->field;
+                                                                                         : e->field;
     parts.push_back(fmt::format("{}{} {} on {}", dollars ? "$" : "", short_number(e->value), label, src));
   }
   std::string out;

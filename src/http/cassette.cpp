@@ -65,17 +65,17 @@ std::optional<Response> broken(std::string detail) {
 
 // Headers worth replaying: what the engine reads. Everything else (cookies...) is dropped.
 bool replayable_header(std::string_view name) {
-  return name == "content-type" || name == "retry-after" || name == "location" ||
-         name.rfind("x-ratelimit-", 0) == 0 || name == "content-encoding";
+  return name == "content-type" || name == "retry-after" || name == "location" || name.rfind("x-ratelimit-", 0) == 0 ||
+         name == "content-encoding";
 }
 
 }  // namespace
 
 bool is_secret_param(std::string_view name) {
   const std::string n = core::lower_ascii(name);
-  return n == "key" || n == "api_key" || n == "apikey" || n == "token" || n == "access_token" ||
-         n == "client_secret" || n == "client_id" || n == "password" || n == "sig" || n == "signature" ||
-         n.find("token") != std::string::npos || n.find("secret") != std::string::npos;
+  return n == "key" || n == "api_key" || n == "apikey" || n == "token" || n == "access_token" || n == "client_secret" ||
+         n == "client_id" || n == "password" || n == "sig" || n == "signature" || n.find("token") != std::string::npos ||
+         n.find("secret") != std::string::npos;
 }
 
 Cassette::Cassette(std::string dir, Mode mode, std::size_t max_body, std::string_view meta)
@@ -191,7 +191,9 @@ std::optional<Response> Cassette::replay(std::string_view method, std::string_vi
   const auto text = core::read_file_capped(p, entry_cap(max_body_));
   if (!text) return broken(text.error.message);
   const auto parsed = core::json::parse(*text.text);
-  const auto bad = [&p](std::string_view what) { return broken("recording " + p.filename().string() + ": " + std::string(what)); };
+  const auto bad = [&p](std::string_view what) {
+    return broken("recording " + p.filename().string() + ": " + std::string(what));
+  };
   if (parsed.too_deep) return bad(parsed.error);
   if (!parsed || !parsed.value->is_object()) return bad("not a JSON object");
   const json& j = *parsed.value;
@@ -248,8 +250,7 @@ void Cassette::record(std::string_view method, std::string_view url, std::string
   std::string b64 = core::base64_encode(clean);
   if (valid_utf8(clean) && json(clean).dump(-1, ' ', false, json::error_handler_t::replace).size() <= b64.size() + 2)
     r["body"] = clean;
-  else
-    r["body_base64"] = std::move(b64);
+  else r["body_base64"] = std::move(b64);
   json doc = {{"request", {{"method", std::string(method)}, {"url", redact_url(url)}, {"body", redact_body(body, "")}}},
               {"response", r}};
   const std::string name = k + "-" + std::to_string(n) + ".json";

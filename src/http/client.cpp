@@ -47,8 +47,8 @@ std::optional<std::string> Response::header(std::string_view name) const {
 }
 
 std::string default_user_agent() {
-  return std::string("last30days/") + L30_VERSION +
-         " (research CLI; +https://github.com/last30days/last30days-cpp) libcurl/" + curl_version_info(CURLVERSION_NOW)->version;
+  return std::string("last30days/") + L30_VERSION + " (research CLI; +https://github.com/last30days/last30days-cpp) libcurl/" +
+         curl_version_info(CURLVERSION_NOW)->version;
 }
 
 namespace {
@@ -66,7 +66,7 @@ struct Transfer {
   std::size_t max_body = 0;
   std::size_t max_decoded = 0;
   std::function<bool(std::string_view)> on_body;  // streaming (Request::on_body)
-  bool keep_streamed = false;                      // --record: the cassette needs the body too
+  bool keep_streamed = false;                     // --record: the cassette needs the body too
 
   // Loop thread only.
   CURL* easy = nullptr;
@@ -116,8 +116,8 @@ size_t on_header(char* data, size_t size, size_t n, void* user) {
   }
   const auto colon = line.find(':');
   if (colon != std::string_view::npos)
-    t->received_headers.push_back({core::lower_ascii(core::trim(line.substr(0, colon))),
-                                   std::string(core::trim(line.substr(colon + 1)))});
+    t->received_headers.push_back(
+        {core::lower_ascii(core::trim(line.substr(0, colon))), std::string(core::trim(line.substr(colon + 1)))});
   return len;
 }
 
@@ -140,14 +140,12 @@ NetError classify(CURLcode code, bool too_large, bool cancelled) {
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_RESOLVE_PROXY:
     case CURLE_COULDNT_CONNECT:
-    case CURLE_UNSUPPORTED_PROTOCOL:
-      return NetError::unreachable;
+    case CURLE_UNSUPPORTED_PROTOCOL: return NetError::unreachable;
     case CURLE_SSL_CONNECT_ERROR:
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CERTPROBLEM:
     case CURLE_SSL_CIPHER:
-    case CURLE_SSL_CACERT_BADFILE:
-      return NetError::tls;
+    case CURLE_SSL_CACERT_BADFILE: return NetError::tls;
     case CURLE_FILESIZE_EXCEEDED: return NetError::too_large;
     default: return NetError::protocol;
   }
@@ -430,9 +428,8 @@ struct Client::Impl {
         auto& slot = next_slot[s.host_suffix];
         const auto when = std::max(now, slot);
         if (when >= req.deadline.when()) {
-          return failure(NetError::politeness,
-                         "one request per " + std::to_string(s.interval.count() / 1000.0).substr(0, 3) + " s to " +
-                             s.host_suffix + " would not fit before the deadline");
+          return failure(NetError::politeness, "one request per " + std::to_string(s.interval.count() / 1000.0).substr(0, 3) +
+                                                   " s to " + s.host_suffix + " would not fit before the deadline");
         }
         t->not_before = when;
         slot = when + s.interval;
@@ -474,7 +471,8 @@ struct Client::Impl {
     // A CR or LF in a header would start a new header (or request) on the wire.
     for (const auto& h : req.headers)
       if (has_control(h.name) || has_control(h.value))
-        return failure(NetError::internal, "request header '" + core::sanitize_utf8(h.name).substr(0, 40) + "' holds a control character");
+        return failure(NetError::internal,
+                       "request header '" + core::sanitize_utf8(h.name).substr(0, 40) + "' holds a control character");
     std::string current = req.url;
     int redirects = 0;
     int attempts = 0;

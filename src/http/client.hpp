@@ -20,9 +20,9 @@ struct HostSpacing {
 struct ClientOptions {
   std::string user_agent;
   HostMap host_map;
-  std::string record_dir;  // --record
-  std::string record_meta;  // --record: run.json's content, written when the client starts
-  std::string replay_dir;  // --replay: never touches the network
+  std::string record_dir;                     // --record
+  std::string record_meta;                    // --record: run.json's content, written when the client starts
+  std::string replay_dir;                     // --replay: never touches the network
   std::size_t max_body_bytes = 8u << 20;      // on the wire
   std::size_t max_decoded_bytes = 32u << 20;  // after Content-Encoding
   int max_redirects = 3;
@@ -30,9 +30,8 @@ struct ClientOptions {
   core::Millis retry_backoff{300};
   // Hosts whose rules allow one request per interval (Brave's free plan: 1 a second), so a
   // source may send its requests at once and the client keeps them apart.
-  std::vector<HostSpacing> spacing{{"arxiv.org", core::Millis(3000)},
-                                   {"reddit.com", core::Millis(1000)},
-                                   {"api.search.brave.com", core::Millis(1000)}};
+  std::vector<HostSpacing> spacing{
+      {"arxiv.org", core::Millis(3000)}, {"reddit.com", core::Millis(1000)}, {"api.search.brave.com", core::Millis(1000)}};
 };
 
 struct ClientStats {

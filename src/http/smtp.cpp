@@ -133,7 +133,8 @@ MailResult send_mail(const MailRequest& req) {
       default: out.error = NetError::protocol; break;
     }
     out.detail = errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc);
-    if (rc == CURLE_USE_SSL_FAILED) out.detail = "the server does not offer STARTTLS (required for smtp:// to a host other than loopback)";
+    if (rc == CURLE_USE_SSL_FAILED)
+      out.detail = "the server does not offer STARTTLS (required for smtp:// to a host other than loopback)";
   }
   return out;
 }

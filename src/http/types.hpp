@@ -13,16 +13,16 @@ namespace http {
 
 enum class NetError {
   none,
-  timeout,             // request timeout or deadline reached
-  cancelled,           // stop token fired
-  unreachable,         // DNS, connect refused, network down
+  timeout,      // request timeout or deadline reached
+  cancelled,    // stop token fired
+  unreachable,  // DNS, connect refused, network down
   tls,
-  too_large,           // body or decoded body over the cap
-  redirect_offhost,    // Location points at another host
+  too_large,         // body or decoded body over the cap
+  redirect_offhost,  // Location points at another host
   too_many_redirects,
-  protocol,            // malformed response, connection dropped mid-body
-  replay_miss,         // --replay has no recording for this request
-  politeness,          // the per-host spacing would not fit before the deadline
+  protocol,     // malformed response, connection dropped mid-body
+  replay_miss,  // --replay has no recording for this request
+  politeness,   // the per-host spacing would not fit before the deadline
   internal,
 };
 std::string_view to_string(NetError e);
@@ -37,7 +37,7 @@ struct Request {
   std::string method = "GET";
   std::vector<Header> headers;
   std::string body;
-  core::Millis timeout{15000};                       // per attempt
+  core::Millis timeout{15000};                        // per attempt
   core::Deadline deadline = core::Deadline::never();  // caps all attempts and waits
   std::stop_token stop;                               // aborts the transfer in flight
   // Streaming: a 2xx body is handed here piece by piece as it arrives (any split, on the

@@ -82,9 +82,7 @@ json notification(std::string_view method, json params) {
   return {{"jsonrpc", "2.0"}, {"method", std::string(method)}, {"params", std::move(params)}};
 }
 
-std::string serialize(const json& message) {
-  return message.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
-}
+std::string serialize(const json& message) { return message.dump(-1, ' ', false, json::error_handler_t::replace) + "\n"; }
 
 void LineReader::feed(std::string_view bytes) {
   while (!bytes.empty()) {

@@ -25,12 +25,12 @@ constexpr int server_busy = -32000;  // implementation-defined: the call queue i
 // One inbound message, classified. A malformed one carries the error to answer with.
 struct Message {
   enum class Kind { request, notification, response, invalid } kind = Kind::invalid;
-  json id;          // request (string or number) / response; null when unknown
+  json id;  // request (string or number) / response; null when unknown
   std::string method;
   json params = json::object();  // always an object for a valid request/notification
   int error_code = 0;            // invalid only
   std::string error_message;
-  bool reply = true;             // invalid only: false for a malformed notification
+  bool reply = true;  // invalid only: false for a malformed notification
 };
 
 // Classifies one parsed JSON value (an element of a batch, or a whole line).

@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
 #include <condition_variable>
+#include <csignal>
 #include <deque>
 #include <list>
 #include <map>
@@ -37,7 +37,7 @@ struct Batch {
 
 struct Call {
   json id;
-  std::string key;  // id.dump()
+  std::string key;      // id.dump()
   json progress_token;  // null: no progress wanted
   std::stop_source stop;
   std::shared_ptr<Batch> batch;
@@ -70,9 +70,7 @@ constexpr std::size_t kMaxBundles = 16;
 
 json text_block(std::string text) { return {{"type", "text"}, {"text", std::move(text)}}; }
 
-json tool_error(const std::string& message) {
-  return {{"content", json::array({text_block(message)})}, {"isError", true}};
-}
+json tool_error(const std::string& message) { return {{"content", json::array({text_block(message)})}, {"isError", true}}; }
 
 }  // namespace
 
@@ -81,8 +79,8 @@ struct Session::State {
   std::condition_variable cv;  // the queue, a worker finishing
   Sink sink;
   std::shared_ptr<const app::RunContext> ctx;
-  const persist::Writer* writer = nullptr;  // lives as long as the process (program::run)
-  std::string protocol;  // negotiated; empty before initialize
+  const persist::Writer* writer = nullptr;             // lives as long as the process (program::run)
+  std::string protocol;                                // negotiated; empty before initialize
   std::map<std::string, std::shared_ptr<Call>> calls;  // queued or running, by id
   std::deque<std::shared_ptr<Call>> queue;             // waiting for a worker
   std::list<Worker> workers;                           // at most kMaxConcurrentCalls
@@ -143,14 +141,17 @@ app::RunHooks discovery_hooks(State& st, const std::shared_ptr<Call>& call) {
   hooks.stop = call->stop.get_token();
   hooks.on_source = [&st, call](const pipeline::SourceEvent& e) {
     if (!e.finished) return;
-    progress(st, *call, fmt::format("listing {}: {}, {} item{}", e.source, model::to_string(e.state), e.items,
-                                    e.items == 1 ? "" : "s"), std::nullopt);
+    progress(st, *call,
+             fmt::format("listing {}: {}, {} item{}", e.source, model::to_string(e.state), e.items, e.items == 1 ? "" : "s"),
+             std::nullopt);
   };
   // Called under the batch's lock: only format and send, never call back into it.
   hooks.on_topic = [&st, call](const discover::TopicEvent& e) {
     if (e.kind == discover::TopicEvent::Kind::finished)
-      progress(st, *call, fmt::format("enriched \"{}\": {}, {} item{}", e.topic, model::to_string(e.status), e.items,
-                                      e.items == 1 ? "" : "s"), std::nullopt);
+      progress(
+          st, *call,
+          fmt::format("enriched \"{}\": {}, {} item{}", e.topic, model::to_string(e.status), e.items, e.items == 1 ? "" : "s"),
+          std::nullopt);
   };
   return hooks;
 }
@@ -160,13 +161,15 @@ json research(State& st, const std::shared_ptr<Call>& call, const app::RunContex
   const auto& r = tc.research;
   app::RunHooks hooks;
   hooks.stop = call->stop.get_token();
-  const int total = static_cast<int>(app::allowed_sources(r.sources).size()) *
-                    (r.entities.empty() ? 1 : static_cast<int>(r.entities.size()));
+  const int total =
+      static_cast<int>(app::allowed_sources(r.sources).size()) * (r.entities.empty() ? 1 : static_cast<int>(r.entities.size()));
   const bool comparison = !r.entities.empty();
   hooks.on_source = [&st, call, total, comparison](const pipeline::SourceEvent& e) {
     if (!e.finished) return;
-    progress(st, *call, fmt::format("{}{}: {}, {} item{} ({} ms)", comparison ? std::string(e.topic) + " · " : "", e.source,
-                                    model::to_string(e.state), e.items, e.items == 1 ? "" : "s", e.elapsed_ms), total);
+    progress(st, *call,
+             fmt::format("{}{}: {}, {} item{} ({} ms)", comparison ? std::string(e.topic) + " · " : "", e.source,
+                         model::to_string(e.state), e.items, e.items == 1 ? "" : "s", e.elapsed_ms),
+             total);
   };
   // store: opened first, so a broken store fails before any request (as at the terminal); one
   // that does not answer within its share (a frozen server) costs only that share: the research
@@ -204,7 +207,8 @@ json nominate(State& st, const std::shared_ptr<Call>& call, const app::RunContex
   const std::string next = fmt::format(
       "Judge each nomination (a short name, junk or not, worthiness 0-100), then call discover_finalize with "
       "{{\"bundle_id\": \"{}\", \"judgments\": [{{\"id\": \"n1\", \"name\": \"...\", \"junk\": false, "
-      "\"worthiness\": 70}}, ...]}} within an hour.", bundle.bundle_id);
+      "\"worthiness\": 70}}, ...]}} within an hour.",
+      bundle.bundle_id);
   json doc = core::json::parse_or_discarded(discover::bundle_to_json(bundle));
   if (doc.is_object()) doc["instructions"] = next;
   std::string text = render::nominations_compact(bundle.bundle_id, bundle.nominations, "this server's memory");
@@ -227,13 +231,16 @@ json finalize(State& st, const std::shared_ptr<Call>& call, const app::RunContex
       if (b.bundle_id == tc.judgments.bundle_id) bundle = b;
   }
   if (!bundle)
-    return tool_error(fmt::format("bundle_id \"{}\" is not a bundle of this server: call discover_nominate first "
-                                  "(a bundle lives as long as the server, an hour at most)", tc.judgments.bundle_id));
+    return tool_error(
+        fmt::format("bundle_id \"{}\" is not a bundle of this server: call discover_nominate first "
+                    "(a bundle lives as long as the server, an hour at most)",
+                    tc.judgments.bundle_id));
   std::string error;
   if (!app::apply_judgments(*bundle, tc.judgments, ctx.client->replaying(), "judgments", &error))
     return tool_error(in_tool_terms(error));
   const auto report = app::enrich_judged(*bundle, tc.discovery, ctx, discovery_hooks(st, call));
-  return success(app::render_discovery(app::Format::json, report), app::render_discovery(app::Format::md, report), call->protocol);
+  return success(app::render_discovery(app::Format::json, report), app::render_discovery(app::Format::md, report),
+                 call->protocol);
 }
 
 json library(State& st, const std::shared_ptr<Call>& call, const app::RunContext& ctx) {
@@ -253,7 +260,8 @@ json execute(State& st, const std::shared_ptr<Call>& call) {
     case Tool::research: return research(st, call, ctx);
     case Tool::discover: {
       const auto report = app::run_discovery(call->tool.discovery, ctx, discovery_hooks(st, call));
-      return success(app::render_discovery(app::Format::json, report), app::render_discovery(app::Format::md, report), call->protocol);
+      return success(app::render_discovery(app::Format::json, report), app::render_discovery(app::Format::md, report),
+                     call->protocol);
     }
     case Tool::discover_nominate: return nominate(st, call, ctx);
     case Tool::discover_finalize: return finalize(st, call, ctx);
@@ -366,11 +374,13 @@ void start_call(const std::shared_ptr<State>& st, const Message& m, const std::s
     return deliver(*st, batch, error_response(m.id, code::invalid_params, "tools/call needs \"name\" (a string)"));
   const auto tool = find_tool(name->get<std::string>());
   if (!tool)
-    return deliver(*st, batch, error_response(m.id, code::invalid_params,
-                                               fmt::format("unknown tool \"{}\" (tools: {})", name->get<std::string>(), tool_names())));
+    return deliver(*st, batch,
+                   error_response(m.id, code::invalid_params,
+                                  fmt::format("unknown tool \"{}\" (tools: {})", name->get<std::string>(), tool_names())));
   json arguments = json::object();
   if (auto a = m.params.find("arguments"); a != m.params.end() && !a->is_null()) {
-    if (!a->is_object()) return deliver(*st, batch, error_response(m.id, code::invalid_params, "\"arguments\" must be an object"));
+    if (!a->is_object())
+      return deliver(*st, batch, error_response(m.id, code::invalid_params, "\"arguments\" must be an object"));
     arguments = *a;
   }
   auto call = std::make_shared<Call>();
@@ -380,7 +390,8 @@ void start_call(const std::shared_ptr<State>& st, const Message& m, const std::s
   call->key = m.id.dump();
   call->batch = batch;
   if (auto meta = m.params.find("_meta"); meta != m.params.end() && meta->is_object())
-    if (auto tok = meta->find("progressToken"); tok != meta->end() && (tok->is_string() || tok->is_number_integer() || tok->is_number_unsigned()))
+    if (auto tok = meta->find("progressToken");
+        tok != meta->end() && (tok->is_string() || tok->is_number_integer() || tok->is_number_unsigned()))
       call->progress_token = *tok;
   std::optional<json> refusal;
   {
@@ -391,8 +402,8 @@ void start_call(const std::shared_ptr<State>& st, const Message& m, const std::s
     } else if (st->queue.size() >= kMaxQueuedCalls) {
       refusal = error_response(m.id, code::server_busy,
                                fmt::format("the server is busy: {} calls are waiting and {} running (at most {} wait); "
-                                           "try again when one has answered", st->queue.size(), kMaxConcurrentCalls,
-                                           kMaxQueuedCalls));
+                                           "try again when one has answered",
+                                           st->queue.size(), kMaxConcurrentCalls, kMaxQueuedCalls));
     } else {
       call->protocol = st->protocol;
       st->calls[call->key] = call;
@@ -420,16 +431,15 @@ void start_call(const std::shared_ptr<State>& st, const Message& m, const std::s
 void dispatch(const std::shared_ptr<State>& st, const Message& m, const std::shared_ptr<Batch>& batch) {
   switch (m.kind) {
     case Message::Kind::invalid:
-      return deliver(*st, batch, m.reply ? std::optional<json>(error_response(m.id, m.error_code, m.error_message)) : std::nullopt);
-    case Message::Kind::response:
-      return deliver(*st, batch, std::nullopt);  // we send no requests: nothing to match
+      return deliver(*st, batch,
+                     m.reply ? std::optional<json>(error_response(m.id, m.error_code, m.error_message)) : std::nullopt);
+    case Message::Kind::response: return deliver(*st, batch, std::nullopt);  // we send no requests: nothing to match
     case Message::Kind::notification:
       if (m.method == "notifications/cancelled") {
         if (auto id = m.params.find("requestId"); id != m.params.end()) cancel(*st, *id);
       }
       return deliver(*st, batch, std::nullopt);  // initialized, progress, roots...: nothing to answer
-    case Message::Kind::request:
-      break;
+    case Message::Kind::request: break;
   }
   std::string protocol;
   bool in_use = false;

@@ -55,18 +55,19 @@ json status_schema() {
 }
 
 json research_output_schema() {
-  json item = {{"type", "object"},
-               {"required", {"id", "source", "title", "url", "author", "container", "published_at", "engagement", "snippet",
-                             "scores", "cluster"}},
-               {"properties",
-                {{"id", {{"type", "string"}}},
-                 {"source", {{"type", "string"}}},
-                 {"title", {{"type", "string"}}},
-                 {"url", {{"type", "string"}}},
-                 {"author", {{"type", {"string", "null"}}}},
-                 {"published_at", {{"type", {"string", "null"}}}},
-                 {"engagement", {{"type", "object"}, {"additionalProperties", {{"type", "number"}}}}},
-                 {"scores", {{"type", "object"}, {"required", {"relevance", "freshness", "engagement", "final"}}}}}}};
+  json item = {
+      {"type", "object"},
+      {"required",
+       {"id", "source", "title", "url", "author", "container", "published_at", "engagement", "snippet", "scores", "cluster"}},
+      {"properties",
+       {{"id", {{"type", "string"}}},
+        {"source", {{"type", "string"}}},
+        {"title", {{"type", "string"}}},
+        {"url", {{"type", "string"}}},
+        {"author", {{"type", {"string", "null"}}}},
+        {"published_at", {{"type", {"string", "null"}}}},
+        {"engagement", {{"type", "object"}, {"additionalProperties", {{"type", "number"}}}}},
+        {"scores", {{"type", "object"}, {"required", {"relevance", "freshness", "engagement", "final"}}}}}}};
   json cluster = {{"type", "object"},
                   {"required", {"id", "title", "score", "sources", "items", "uncertainty"}},
                   {"properties",
@@ -95,8 +96,9 @@ json research_output_schema() {
 
 json discovery_output_schema() {
   json result = {{"type", "object"},
-                 {"required", {"rank", "name", "velocity_score", "momentum", "sources", "engagement_by_source", "evidence_urls",
-                               "command", "enrichment"}},
+                 {"required",
+                  {"rank", "name", "velocity_score", "momentum", "sources", "engagement_by_source", "evidence_urls", "command",
+                   "enrichment"}},
                  {"properties",
                   {{"rank", {{"type", "integer"}}},
                    {"name", {{"type", "string"}}},
@@ -114,8 +116,9 @@ json discovery_output_schema() {
                        {"error", {{"type", {"string", "null"}}}},
                        {"items", {{"type", "integer"}}}}}}}}}};
   return {{"type", "object"},
-          {"required", {"schema_version", "kind", "domain", "window", "generated_at", "source_status", "enrichment", "results",
-                        "warnings", "outcome"}},
+          {"required",
+           {"schema_version", "kind", "domain", "window", "generated_at", "source_status", "enrichment", "results", "warnings",
+            "outcome"}},
           {"properties",
            {{"schema_version", {{"type", "integer"}}},
             {"kind", {{"type", "string"}, {"const", "discovery"}}},
@@ -138,21 +141,25 @@ json nominations_output_schema() {
             {"bundle_id", {{"type", "string"}}},
             {"nominations",
              {{"type", "array"},
-              {"items", {{"type", "object"}, {"required", {"id", "name"}}, {"properties", {{"id", {{"type", "string"}}}, {"name", {{"type", "string"}}}}}}}}}}}};
+              {"items",
+               {{"type", "object"},
+                {"required", {"id", "name"}},
+                {"properties", {{"id", {{"type", "string"}}}, {"name", {{"type", "string"}}}}}}}}}}}};
 }
 
 json library_output_schema() {
-  return {{"type", "object"},
-          {"required", {"schema_version", "kind", "query", "results"}},
-          {"properties",
-           {{"schema_version", {{"type", "integer"}}},
-            {"kind", {{"type", "string"}, {"const", "library"}}},
-            {"query", {{"type", "string"}}},
-            {"results",
-             {{"type", "array"},
-              {"items",
-               {{"type", "object"},
-                {"required", {"title", "url", "source", "first_seen", "last_seen", "sightings", "score", "snippet", "topics"}}}}}}}}};
+  return {
+      {"type", "object"},
+      {"required", {"schema_version", "kind", "query", "results"}},
+      {"properties",
+       {{"schema_version", {{"type", "integer"}}},
+        {"kind", {{"type", "string"}, {"const", "library"}}},
+        {"query", {{"type", "string"}}},
+        {"results",
+         {{"type", "array"},
+          {"items",
+           {{"type", "object"},
+            {"required", {"title", "url", "source", "first_seen", "last_seen", "sightings", "score", "snippet", "topics"}}}}}}}}};
 }
 
 struct Checker {
@@ -245,28 +252,48 @@ json tool_list(bool with_output_schemas) {
       {"inputSchema",
        {{"type", "object"},
         {"properties",
-         {{"topic", {{"type", "string"}, {"minLength", 1}, {"maxLength", 300}, {"description", "what to research, e.g. \"tokio runtime\""}}},
-          {"days", {{"type", "integer"}, {"minimum", 1}, {"maximum", 365}, {"default", 30}, {"description", "window length in days"}}},
+         {{"topic",
+           {{"type", "string"},
+            {"minLength", 1},
+            {"maxLength", 300},
+            {"description", "what to research, e.g. \"tokio runtime\""}}},
+          {"days",
+           {{"type", "integer"}, {"minimum", 1}, {"maximum", 365}, {"default", 30}, {"description", "window length in days"}}},
           {"as_of",
-           {{"type", "string"}, {"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"}, {"description", "end of the window, YYYY-MM-DD (UTC); default today"}}},
+           {{"type", "string"},
+            {"pattern", "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
+            {"description", "end of the window, YYYY-MM-DD (UTC); default today"}}},
           {"depth", {{"type", "string"}, {"enum", {"quick", "default", "deep"}}, {"default", "default"}}},
           {"sources",
-           {{"type", "array"}, {"items", {{"type", "string"}, {"enum", source_ids()}}}, {"minItems", 1},
+           {{"type", "array"},
+            {"items", {{"type", "string"}, {"enum", source_ids()}}},
+            {"minItems", 1},
             {"description", "only these sources; default all"}}},
-          {"no_compare", {{"type", "boolean"}, {"default", false}, {"description", "research \"A vs B\" as one phrase, not a comparison"}}},
+          {"no_compare",
+           {{"type", "boolean"}, {"default", false}, {"description", "research \"A vs B\" as one phrase, not a comparison"}}},
           {"plan",
            {{"type", "object"},
-            {"description", "your query plan, as SKILL.md describes: sub_queries [{text, weight}], synonyms {term: [other "
-                            "spellings]}, source_weights {source: weight}, intent"},
+            {"description",
+             "your query plan, as SKILL.md describes: sub_queries [{text, weight}], synonyms {term: [other "
+             "spellings]}, source_weights {source: weight}, intent"},
             {"properties",
              {{"intent", {{"type", "string"}}},
-              {"sub_queries", {{"type", "array"}, {"items", {{"type", "object"}, {"properties", {{"text", {{"type", "string"}}}, {"weight", {{"type", "number"}}}}}}}}},
+              {"sub_queries",
+               {{"type", "array"},
+                {"items",
+                 {{"type", "object"}, {"properties", {{"text", {{"type", "string"}}}, {"weight", {{"type", "number"}}}}}}}}},
               {"synonyms", {{"type", "object"}, {"additionalProperties", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
               {"source_weights", {{"type", "object"}, {"additionalProperties", {{"type", "number"}}}}}}}}},
           {"store", {{"type", "boolean"}, {"default", false}, {"description", "record the run in the research store"}}},
-          {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}, {"description", "at most this many stories (and their items)"}}},
+          {"limit",
+           {{"type", "integer"},
+            {"minimum", 1},
+            {"maximum", 100},
+            {"description", "at most this many stories (and their items)"}}},
           {"timeout_seconds",
-           {{"type", "number"}, {"exclusiveMinimum", 0}, {"maximum", 3600},
+           {{"type", "number"},
+            {"exclusiveMinimum", 0},
+            {"maximum", 3600},
             {"description", "whole-run wall-clock cap; default 25 s quick, 45 s default, 50 s deep"}}}}},
         {"required", {"topic"}},
         {"additionalProperties", false}}},
@@ -276,11 +303,16 @@ json tool_list(bool with_output_schemas) {
       {"domain", {{"type", "string"}, {"description", "only this domain, e.g. \"ai\" or \"rust\"; default global"}}},
       {"days", {{"type", "integer"}, {"minimum", 1}, {"maximum", 365}, {"default", 7}, {"description", "window length in days"}}},
       {"sources",
-       {{"type", "array"}, {"items", {{"type", "string"}, {"enum", source_ids()}}}, {"minItems", 1},
+       {{"type", "array"},
+        {"items", {{"type", "string"}, {"enum", source_ids()}}},
+        {"minItems", 1},
         {"description", "only these sources; default all"}}}};
   json discover_props = discovery_properties;
-  discover_props["budget_seconds"] = {{"type", "number"}, {"exclusiveMinimum", 0}, {"maximum", 3600},
-                                      {"description", fmt::format("enrichment wall-clock budget; default {:g}", kMcpEnrichBudgetSeconds)}};
+  discover_props["budget_seconds"] = {
+      {"type", "number"},
+      {"exclusiveMinimum", 0},
+      {"maximum", 3600},
+      {"description", fmt::format("enrichment wall-clock budget; default {:g}", kMcpEnrichBudgetSeconds)}};
   json discover = {
       {"name", "discover"},
       {"title", "What is spiking right now"},
@@ -300,7 +332,8 @@ json tool_list(bool with_output_schemas) {
        fmt::format("The host-judged discovery, leg 1: nominates up to 15 topics from platform listings (at most {:g} s) "
                    "and returns them as a bundle (bundle_id, nominations with id, name, velocity, evidence). Judge each "
                    "(a short name, junk or not, worthiness 0-100), then call discover_finalize with the bundle_id and "
-                   "your judgments within an hour.", kMcpListingSeconds)},
+                   "your judgments within an hour.",
+                   kMcpListingSeconds)},
       {"inputSchema", {{"type", "object"}, {"properties", discovery_properties}, {"additionalProperties", false}}},
       {"annotations", {{"readOnlyHint", true}, {"openWorldHint", true}}}};
   json finalize = {
@@ -309,7 +342,8 @@ json tool_list(bool with_output_schemas) {
       {"description",
        fmt::format("The host-judged discovery, leg 2: applies your judgments to a bundle of discover_nominate (junk "
                    "dropped, names and worthiness applied), enriches the best with research under the budget (default "
-                   "{:g} s) and returns the discovery report, as discover does.", kMcpEnrichBudgetSeconds)},
+                   "{:g} s) and returns the discovery report, as discover does.",
+                   kMcpEnrichBudgetSeconds)},
       {"inputSchema",
        {{"type", "object"},
         {"properties",
@@ -325,25 +359,28 @@ json tool_list(bool with_output_schemas) {
                 {"junk", {{"type", "boolean"}}},
                 {"worthiness", {{"type", "number"}, {"minimum", 0}, {"maximum", 100}}}}}}}}},
           {"budget_seconds",
-           {{"type", "number"}, {"exclusiveMinimum", 0}, {"maximum", 3600},
+           {{"type", "number"},
+            {"exclusiveMinimum", 0},
+            {"maximum", 3600},
             {"description", fmt::format("enrichment wall-clock budget; default {:g}", kMcpEnrichBudgetSeconds)}}}}},
         {"required", {"bundle_id", "judgments"}},
         {"additionalProperties", false}}},
       {"annotations", {{"readOnlyHint", true}, {"openWorldHint", true}}}};
-  json library = {{"name", "library_search"},
-                  {"title", "Search stored findings"},
-                  {"description",
-                   "Ranked full-text search over the research store: findings of earlier runs (research with store: "
-                   "true, or --store at the terminal) and saved briefs, which it indexes first."},
-                  {"inputSchema",
-                   {{"type", "object"},
-                    {"properties",
-                     {{"query", {{"type", "string"}, {"minLength", 1}}},
-                      {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}, {"default", app::kDefaultLibraryLimit}}}}},
-                    {"required", {"query"}},
-                    {"additionalProperties", false}}},
-                  // Indexing the saved briefs updates the store's index of them: a write, repeatable.
-                  {"annotations", {{"readOnlyHint", false}, {"destructiveHint", false}, {"idempotentHint", true}, {"openWorldHint", false}}}};
+  json library = {
+      {"name", "library_search"},
+      {"title", "Search stored findings"},
+      {"description",
+       "Ranked full-text search over the research store: findings of earlier runs (research with store: "
+       "true, or --store at the terminal) and saved briefs, which it indexes first."},
+      {"inputSchema",
+       {{"type", "object"},
+        {"properties",
+         {{"query", {{"type", "string"}, {"minLength", 1}}},
+          {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}, {"default", app::kDefaultLibraryLimit}}}}},
+        {"required", {"query"}},
+        {"additionalProperties", false}}},
+      // Indexing the saved briefs updates the store's index of them: a write, repeatable.
+      {"annotations", {{"readOnlyHint", false}, {"destructiveHint", false}, {"idempotentHint", true}, {"openWorldHint", false}}}};
   if (with_output_schemas) {
     research["outputSchema"] = research_output_schema();
     discover["outputSchema"] = discovery_output_schema();
@@ -357,10 +394,16 @@ json tool_list(bool with_output_schemas) {
 // What the tools' arguments are called on the command line, to speak the caller's terms.
 constexpr std::array<std::pair<std::string_view, std::string_view>, 11> kFlagNames{
     {{"run --discover --nominate-only again", "call discover_nominate again"},
-     {"add --no-compare", "set \"no_compare\": true"}, {"--no-compare", "\"no_compare\""}, {"--plan", "plan"},
+     {"add --no-compare", "set \"no_compare\": true"},
+     {"--no-compare", "\"no_compare\""},
+     {"--plan", "plan"},
      {"--judgments", "judgments"},
-     {"--days", "days"}, {"--as-of", "as_of"}, {"--search", "sources"}, {"--enrich-budget", "budget_seconds"},
-     {"--quick", "depth"}, {"--discover", "domain"}}};
+     {"--days", "days"},
+     {"--as-of", "as_of"},
+     {"--search", "sources"},
+     {"--enrich-budget", "budget_seconds"},
+     {"--quick", "depth"},
+     {"--discover", "domain"}}};
 
 std::string in_tool_terms(std::string message) {
   for (const auto& [flag, arg] : kFlagNames)
@@ -445,8 +488,8 @@ ToolCall tool_call(Tool tool, const json& arguments, core::UnixSeconds today) {
       std::optional<int> days;
       std::optional<long long> limit;
       std::optional<bool> no_compare, store;
-      if (!c.allowed("research", {"topic", "days", "as_of", "depth", "sources", "no_compare", "plan", "store", "limit",
-                                  "timeout_seconds"}) ||
+      if (!c.allowed("research",
+                     {"topic", "days", "as_of", "depth", "sources", "no_compare", "plan", "store", "limit", "timeout_seconds"}) ||
           !c.string("topic", &topic, true) || !read_days(c, &days) || !c.string("as_of", &as_of) || !c.string("depth", &depth) ||
           !c.boolean("no_compare", &no_compare) || !c.boolean("store", &store) || !c.integer("limit", &limit) ||
           !c.number("timeout_seconds", &r.timeout_seconds) || !read_sources(c, &r.sources))
@@ -456,8 +499,9 @@ ToolCall tool_call(Tool tool, const json& arguments, core::UnixSeconds today) {
       if (!as_of.empty()) {
         const auto d = core::parse_date(as_of);
         if (!d)
-          return c.fail(fmt::format("\"as_of\" must be a date YYYY-MM-DD from {} to today (got \"{}\")",
-                                    core::format_date(0), as_of)), failed();
+          return c.fail(fmt::format("\"as_of\" must be a date YYYY-MM-DD from {} to today (got \"{}\")", core::format_date(0),
+                                    as_of)),
+                 failed();
         if (*d > core::start_of_day(today)) return c.fail("as_of is in the future"), failed();
         r.as_of = *d;
       }
@@ -474,7 +518,8 @@ ToolCall tool_call(Tool tool, const json& arguments, core::UnixSeconds today) {
       // Under MCP a call answers within the SDK's default 60 s request timeout.
       if (!r.timeout_seconds && r.depth == model::Depth::deep) r.timeout_seconds = kMcpDeepSeconds;
       if (const json* plan = c.get("plan")) {
-        if (!plan->is_object()) return c.fail("\"plan\" must be an object (sub_queries, synonyms, source_weights, intent)"), failed();
+        if (!plan->is_object())
+          return c.fail("\"plan\" must be an object (sub_queries, synonyms, source_weights, intent)"), failed();
         r.plan_json = plan->dump();
       }
       out.store = store.value_or(false);

@@ -33,9 +33,9 @@ struct ToolCall {
   app::ResearchRequest research;
   app::DiscoveryRequest discovery;
   app::LibraryRequest library;
-  bool store = false;               // research: record the run in the research store
-  discover::Judgments judgments;    // discover_finalize
-  std::string error;  // otherwise: what is wrong, in the tool's terms
+  bool store = false;             // research: record the run in the research store
+  discover::Judgments judgments;  // discover_finalize
+  std::string error;              // otherwise: what is wrong, in the tool's terms
 };
 // today: the current UTC time (an as_of in the future is refused).
 ToolCall tool_call(Tool tool, const json& arguments, core::UnixSeconds today);

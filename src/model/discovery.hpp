@@ -24,20 +24,20 @@ struct TopicEnrichment {
 };
 
 struct Topic {
-  std::string id;    // "n1".."n15": nomination order
-  std::string name;  // distilled, collision-free
-  bool junk = false; // generic words, bare numbers, URLs
+  std::string id;     // "n1".."n15": nomination order
+  std::string name;   // distilled, collision-free
+  bool junk = false;  // generic words, bare numbers, URLs
   double velocity = 0;
-  double engagement = 0;  // seed engagement total (discovery units)
-  std::string momentum;   // "new-this-week" | "building"
-  std::vector<std::string> sources;                 // seed sources only
+  double engagement = 0;             // seed engagement total (discovery units)
+  std::string momentum;              // "new-this-week" | "building"
+  std::vector<std::string> sources;  // seed sources only
   std::map<std::string, double> engagement_by_source;
-  std::vector<std::string> evidence_urls;           // seed URLs first
-  std::vector<Item> seeds;                          // the listing items behind it, best first
+  std::vector<std::string> evidence_urls;  // seed URLs first
+  std::vector<Item> seeds;                 // the listing items behind it, best first
   TopicEnrichment enrichment;
-  std::optional<double> worthiness;                 // host judgment, 0..100
-  std::string why;                                  // one line: what makes it spike
-  std::map<std::string, std::string> angles;        // "podcast", "x_article"
+  std::optional<double> worthiness;           // host judgment, 0..100
+  std::string why;                            // one line: what makes it spike
+  std::map<std::string, std::string> angles;  // "podcast", "x_article"
 };
 
 struct EnrichmentInfo {
@@ -67,7 +67,7 @@ struct DiscoveryReport {
   std::vector<std::string> warnings;
   Outcome outcome = Outcome::ok;
   std::optional<WeakSignal> weak_signal;
-  std::string bundle_id;  // protocol legs only
+  std::string bundle_id;               // protocol legs only
   std::optional<Synthesis> synthesis;  // --summarize: what each top topic is
 };
 

@@ -40,15 +40,15 @@ struct Sighting {  // a folded duplicate or cross-post, with its own evidence
   std::string title;
   std::optional<std::string> discussion_url;
   std::vector<Engagement> engagement;
-  std::string id{};                  // the folded item's id
-  std::vector<Comment> comments{};   // its own discussion's, when read (pipeline/comments)
+  std::string id{};                 // the folded item's id
+  std::vector<Comment> comments{};  // its own discussion's, when read (pipeline/comments)
 };
 
 struct Item {
   std::string id;      // "<source>:<native id>", unique within a report
   std::string source;  // source id
   std::string title;
-  std::string url;                       // what the item is about (article, repo, market)
+  std::string url;                            // what the item is about (article, repo, market)
   std::optional<std::string> discussion_url;  // the thread, when it differs from url
   std::optional<std::string> author;
   std::optional<std::string> container;  // subreddit, repository, site, tag

@@ -87,11 +87,11 @@ struct TopicSummary {
 struct WatchRun {
   std::string topic;
   std::optional<core::UnixSeconds> previous_run_at;
-  std::vector<Item> fresh;    // "new": never seen in an earlier run of this topic
-  std::vector<Item> surging;  // engagement at least doubled (and grew by >= 10)
+  std::vector<Item> fresh;                            // "new": never seen in an earlier run of this topic
+  std::vector<Item> surging;                          // engagement at least doubled (and grew by >= 10)
   std::map<std::string, double> previous_engagement;  // surging item id -> highest stored before
   std::map<std::string, SourceStatus> source_status;
-  std::optional<std::string> error;  // the run could not be recorded (lease lost, store error)
+  std::optional<std::string> error;    // the run could not be recorded (lease lost, store error)
   std::optional<Synthesis> synthesis;  // --summarize: what is new, in a few verified sentences
 };
 

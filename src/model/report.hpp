@@ -27,7 +27,7 @@ struct Cluster {
   std::string title;
   double score = 0;
   std::vector<std::string> sources;
-  std::vector<std::string> items;    // item ids, best first
+  std::vector<std::string> items;          // item ids, best first
   std::optional<std::string> uncertainty;  // "single-source" | "thin-evidence"
 };
 
@@ -42,7 +42,7 @@ struct SubQuery {
 // for "東京"). A one- to three-letter alternative ("PG", "JS") is an abbreviation and counts
 // only next to the rest of the topic ("PG19", "PG 19").
 struct Synonym {
-  std::string term;                       // as it appears in the topic
+  std::string term;  // as it appears in the topic
   std::vector<std::string> alternatives;
   bool from_host = false;
 };
@@ -68,11 +68,11 @@ struct Report {
   core::UnixSeconds generated_at = 0;
   Plan plan;
   std::map<std::string, SourceStatus> source_status;
-  std::vector<Item> items;       // best first
+  std::vector<Item> items;        // best first
   std::vector<Cluster> clusters;  // best first
   std::vector<std::string> warnings;
   Outcome outcome = Outcome::ok;
-  std::optional<History> history;  // set only when the run is stored
+  std::optional<History> history;      // set only when the run is stored
   std::optional<Synthesis> synthesis;  // --summarize
 };
 

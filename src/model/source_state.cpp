@@ -5,9 +5,9 @@
 namespace model {
 
 namespace {
-constexpr std::array<std::string_view, 10> kNames{"ok",          "no-results",  "partial", "rate-limited",
-                                                  "auth-failed", "unreachable", "timeout", "schema-drift",
-                                                  "skipped-unconfigured", "error"};
+constexpr std::array<std::string_view, 10> kNames{
+    "ok",          "no-results", "partial",      "rate-limited",         "auth-failed",
+    "unreachable", "timeout",    "schema-drift", "skipped-unconfigured", "error"};
 }
 
 std::string_view to_string(SourceState s) { return kNames[static_cast<std::size_t>(s)]; }

@@ -31,8 +31,8 @@ bool any_answered(const std::map<std::string, SourceStatus>& status);
 
 struct SourceStatus {
   SourceState state = SourceState::ok;
-  int items = 0;         // items the source contributed after the pipeline
-  std::string reason;    // empty = null in JSON
+  int items = 0;       // items the source contributed after the pipeline
+  std::string reason;  // empty = null in JSON
   long elapsed_ms = 0;
   int requests = 0;
   // Comments of the run's best items: threads asked, threads that could not be read and

@@ -9,7 +9,7 @@ namespace model {
 
 struct SynthSentence {
   std::string text;
-  std::vector<std::string> cites;           // item ids, as the model gave them
+  std::vector<std::string> cites;  // item ids, as the model gave them
   bool verified = false;
   std::optional<std::string> failed_check;  // "uncited", "unknown-cite: x", "number: 42", ...
 };
@@ -33,8 +33,8 @@ struct Synthesis {
   int dropped = 0;                       // sentences that failed a check
   SynthUsage usage;
   long elapsed_ms = 0;
-  std::optional<std::string> error;      // why there is no synthesis (the brief is printed anyway)
-  std::vector<SynthSource> sources;      // what the kept sentences cite, numbered
+  std::optional<std::string> error;  // why there is no synthesis (the brief is printed anyway)
+  std::vector<SynthSource> sources;  // what the kept sentences cite, numbered
 
   // 1-based citation number of an item id among sources, 0 when it is not one.
   std::size_t number_of(const std::string& id) const {

@@ -86,8 +86,9 @@ std::vector<std::string> split_list(const std::string& s) {
 
 bool plausible_address(const std::string& a) {
   const auto at = a.find('@');
-  return at != std::string::npos && at > 0 && at + 1 < a.size() &&
-         std::none_of(a.begin(), a.end(), [](char c) { return static_cast<unsigned char>(c) <= 0x20 || c == '<' || c == '>' || c == ','; });
+  return at != std::string::npos && at > 0 && at + 1 < a.size() && std::none_of(a.begin(), a.end(), [](char c) {
+           return static_cast<unsigned char>(c) <= 0x20 || c == '<' || c == '>' || c == ',';
+         });
 }
 
 // ---------------------------------------------------------------- the digest as text
@@ -104,8 +105,9 @@ std::string engagement_text(const json& item) {
   for (const auto& [field, value] : it->items()) {
     if (!value.is_number()) continue;
     const double v = value.get<double>();
-    out += (out.empty() ? "" : " · ") + (v == static_cast<double>(static_cast<long long>(v)) ? fmt::format("{}", static_cast<long long>(v))
-                                                                                                : fmt::format("{:.1f}", v)) +
+    out += (out.empty() ? "" : " · ") +
+           (v == static_cast<double>(static_cast<long long>(v)) ? fmt::format("{}", static_cast<long long>(v))
+                                                                : fmt::format("{:.1f}", v)) +
            " " + field;
   }
   return out;
@@ -163,7 +165,8 @@ std::string plain_text(const json& digest) {
   for (const auto& run : digest["runs"]) {
     out += "\n== " + run_heading(run) + "\n";
     for (const auto& e : entries(run))
-      out += fmt::format("  {:<8} {} — {}\n           {}\n", e.label, str(*e.item, "title"), item_meta(*e.item), str(*e.item, "url"));
+      out += fmt::format("  {:<8} {} — {}\n           {}\n", e.label, str(*e.item, "title"), item_meta(*e.item),
+                         str(*e.item, "url"));
   }
   return out;
 }
@@ -260,8 +263,9 @@ json discord_message(const json& digest) {
     const std::string title = cut(run_heading(run), 250);
     std::string desc;
     for (const auto& e : entries(run)) {
-      const std::string line = fmt::format("{}*{}* [{}]({}) — {}", desc.empty() ? "" : "\n", e.label, discord_escape(str(*e.item, "title")),
-                                           link_safe_url(str(*e.item, "url")), discord_escape(item_meta(*e.item)));
+      const std::string line =
+          fmt::format("{}*{}* [{}]({}) — {}", desc.empty() ? "" : "\n", e.label, discord_escape(str(*e.item, "title")),
+                      link_safe_url(str(*e.item, "url")), discord_escape(item_meta(*e.item)));
       if (desc.size() + line.size() > 3900 || total + title.size() + desc.size() + line.size() > 5800) {
         desc += "\n…";
         break;
@@ -313,8 +317,8 @@ std::string html_body(const json& digest) {
       const auto url = str(*e.item, "url");
       const auto title = html_escape(str(*e.item, "title"));
       out += "<li><em>" + std::string(e.label) + "</em> " +
-             (http_url(url) ? "<a href=\"" + html_escape(url) + "\">" + title + "</a>" : title) + " — " + html_escape(item_meta(*e.item)) +
-             "</li>";
+             (http_url(url) ? "<a href=\"" + html_escape(url) + "\">" + title + "</a>" : title) + " — " +
+             html_escape(item_meta(*e.item)) + "</li>";
     }
     out += "</ul>";
   }
@@ -330,7 +334,8 @@ std::string wrapped_base64(const std::string& s) {
 
 // RFC 2047 encoded-word when the header is not plain ASCII.
 std::string header_text(const std::string& s) {
-  const bool ascii = std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f; });
+  const bool ascii = std::all_of(
+      s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x20 && static_cast<unsigned char>(c) < 0x7f; });
   return ascii ? s : "=?UTF-8?B?" + core::base64_encode(s) + "?=";
 }
 
@@ -438,7 +443,8 @@ Outcome deliver_one(const Channel& c, const json& digest, http::Client& client, 
       }
       if (!r.transport_ok()) {
         why = fmt::format("{}: {}", http::to_string(r.error), r.error_detail);
-        retryable = r.error == http::NetError::timeout || r.error == http::NetError::unreachable || r.error == http::NetError::protocol;
+        retryable =
+            r.error == http::NetError::timeout || r.error == http::NetError::unreachable || r.error == http::NetError::protocol;
       } else {
         why = fmt::format("HTTP {}", r.status);
         retryable = r.status >= 500 || r.status == 429;
@@ -485,7 +491,8 @@ std::vector<Channel> configured(const core::Config& config, std::string* error) 
     core::redact::add_secret(c.url);
     const auto u = parts(c.url);
     if (u && u->path.size() > 1) core::redact::add_secret(u->path);
-    if (const auto q = c.url.find('?'); q != std::string::npos && c.url.size() - q > 1) core::redact::add_secret(c.url.substr(q + 1));
+    if (const auto q = c.url.find('?'); q != std::string::npos && c.url.size() - q > 1)
+      core::redact::add_secret(c.url.substr(q + 1));
     if (u && spec.kind == Kind::ntfy) core::redact::add_secret(ntfy_split(c.url).second);
     const auto [user, password] = userinfo(c.url);
     if (!password.empty()) {
@@ -505,7 +512,8 @@ std::vector<Channel> configured(const core::Config& config, std::string* error) 
         return {};
       }
       if (c.to.empty() || !std::all_of(c.to.begin(), c.to.end(), plausible_address)) {
-        *error = "LAST30DAYS_NOTIFY_EMAIL_TO must be comma-separated addresses (name@host) when LAST30DAYS_NOTIFY_SMTP_URL is set";
+        *error =
+            "LAST30DAYS_NOTIFY_EMAIL_TO must be comma-separated addresses (name@host) when LAST30DAYS_NOTIFY_SMTP_URL is set";
         return {};
       }
       c.ca_file = std::string(core::trim(config.get("LAST30DAYS_NOTIFY_SMTP_CA").value_or("")));
@@ -567,7 +575,10 @@ json sample_digest(core::UnixSeconds now) {
            {"new", json::array({item})},
            {"surging", json::array()},
            {"source_status", json::object()}};
-  return {{"schema_version", 1}, {"kind", "watch"}, {"generated_at", core::format_iso8601(now)}, {"runs", json::array({run})},
+  return {{"schema_version", 1},
+          {"kind", "watch"},
+          {"generated_at", core::format_iso8601(now)},
+          {"runs", json::array({run})},
           {"warnings", json::array()}};
 }
 

@@ -44,8 +44,8 @@ std::string mask(const std::string& url);
 // What goes on the wire for one channel.
 struct Message {
   std::string content_type;
-  std::string body;                  // HTTP body, or the whole mail
-  std::vector<http::Header> headers; // HTTP only
+  std::string body;                   // HTTP body, or the whole mail
+  std::vector<http::Header> headers;  // HTTP only
 };
 // digest: {"schema_version", "kind": "watch", "generated_at", "runs": [...]}. The mail's
 // Date and Message-ID come from `now`.

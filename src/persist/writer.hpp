@@ -64,8 +64,8 @@ class Output {
   std::string name_;
   int fd_ = -1;
   std::chrono::milliseconds stall_wait_{0};  // a non-blocking FIFO: the longest wait for its reader
-  std::string temp_;   // replace: the temp file beside the target, while writing
-  std::string final_;  // replace: the path the temp file is renamed to
+  std::string temp_;                         // replace: the temp file beside the target, while writing
+  std::string final_;                        // replace: the path the temp file is renamed to
   bool done_ = false;
 };
 

@@ -1,8 +1,8 @@
 // Stories: items that share distinctive title words, across sources, and state compatible
 // facts (compatible_facts: "Rust 1.91" and "Rust 1.92" are two stories). Greedy in rank
 // order with an inverted index, so each item looks only at clusters that share a word.
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <numeric>
 #include <string_view>
 #include <vector>
@@ -110,7 +110,8 @@ std::vector<model::Cluster> cluster(Corpus& c, double common_share) {
     std::sort(sources.begin(), sources.end());
     sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
     cl.sources.assign(sources.begin(), sources.end());
-    cl.score = std::min(100.0, seed.scores.final + kSourceBonus * static_cast<double>(std::min<std::size_t>(sources.size() - 1, 3)));
+    cl.score =
+        std::min(100.0, seed.scores.final + kSourceBonus * static_cast<double>(std::min<std::size_t>(sources.size() - 1, 3)));
     if (evidence == 1 && seed.scores.engagement < kThinEngagement) cl.uncertainty = "thin-evidence";
     else if (sources.size() == 1) cl.uncertainty = "single-source";
     out.push_back(std::move(cl));

@@ -56,7 +56,8 @@ std::vector<ThreadPick> pick_threads(const model::Report& r, const std::vector<s
   };
   std::vector<ThreadPick> picked;
   auto taken = [&](const ThreadPick& p) {
-    return std::any_of(picked.begin(), picked.end(), [&](const ThreadPick& q) { return q.item == p.item && q.sighting == p.sighting; });
+    return std::any_of(picked.begin(), picked.end(),
+                       [&](const ThreadPick& q) { return q.item == p.item && q.sighting == p.sighting; });
   };
   // First the liveliest thread of each story, best stories first; then the stories' other threads.
   for (const auto& c : r.clusters) {

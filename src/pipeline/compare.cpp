@@ -64,15 +64,18 @@ TopicSplit split_comparison(std::string_view typed) {
   }
   const std::string shown = core::collapse_whitespace(typed);
   if (out.entities.size() > kMaxEntities) {
-    out.error = fmt::format("'{}' compares {} things; a comparison takes 2 to {} (or add --no-compare to research it as one topic)",
-                            shown, out.entities.size(), kMaxEntities);
+    out.error =
+        fmt::format("'{}' compares {} things; a comparison takes 2 to {} (or add --no-compare to research it as one topic)",
+                    shown, out.entities.size(), kMaxEntities);
   } else {
     std::set<std::string> seen;
     for (std::size_t k = 0; k < out.entities.size() && out.error.empty(); ++k) {
       const auto& e = out.entities[k];
       if (e.empty())
         out.error = fmt::format("'{}' is a comparison with an empty {} side: write 'A vs B' (or add --no-compare)", shown,
-                                k == 0 ? "first" : k + 1 == out.entities.size() ? "last" : "middle");
+                                k == 0                         ? "first"
+                                : k + 1 == out.entities.size() ? "last"
+                                                               : "middle");
       else if (!seen.insert(core::casefold(e)).second)
         out.error = fmt::format("'{}' compares '{}' with itself: add --no-compare to research the words as one topic", shown, e);
     }

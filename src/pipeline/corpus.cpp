@@ -67,7 +67,6 @@ std::string_view normalized(std::string_view t) {
 
 std::string normalize_token(std::string_view token) { return std::string(normalized(token)); }
 
-
 namespace {
 // "GPT-6", "iPhone 17": the name-number pair is the entity; alone the number is noise.
 bool pairs_with_previous(const std::vector<MatchWord>& words, std::size_t i, const TokenDict& dict) {
@@ -148,11 +147,11 @@ std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bo
 
 bool is_weak_word(std::string_view folded) {
   static const std::unordered_set<std::string_view> kWords{
-      "model", "models", "server", "servers", "performance", "update", "updates", "version", "versions",
-      "feature", "features", "support", "issue", "issues", "problem", "problems", "api", "apis", "library",
-      "libraries", "system", "systems", "service", "services", "platform", "project", "projects", "code",
-      "developer", "developers", "company", "user", "users", "setup", "tutorial", "example", "examples",
-      "report", "story", "stories", "change", "changes", "plan", "plans", "price", "pricing"};
+      "model",    "models",  "server",  "servers",  "performance", "update",   "updates",  "version", "versions",  "feature",
+      "features", "support", "issue",   "issues",   "problem",     "problems", "api",      "apis",    "library",   "libraries",
+      "system",   "systems", "service", "services", "platform",    "project",  "projects", "code",    "developer", "developers",
+      "company",  "user",    "users",   "setup",    "tutorial",    "example",  "examples", "report",  "story",     "stories",
+      "change",   "changes", "plan",    "plans",    "price",       "pricing"};
   return core::is_generic(folded) || kWords.count(folded) > 0;
 }
 
@@ -229,7 +228,8 @@ Topic analyze_topic(std::string_view topic, TokenDict& dict, const std::vector<m
     term.connector = words.size() == 1 && core::is_stopword(words[0].text);
     term.proper = !term.number && !term.connector && words[0].upper;
     term.shaped = !term.number && !term.connector && name_shaped(raw, words);
-    term.generic = !term.proper && !term.shaped && !term.number && std::all_of(words.begin(), words.end(), [](const core::Word& w) { return is_weak_word(w.text); });
+    term.generic = !term.proper && !term.shaped && !term.number &&
+                   std::all_of(words.begin(), words.end(), [](const core::Word& w) { return is_weak_word(w.text); });
     if (auto alt = core::umlaut_spelling(raw)) {
       const auto alt_words = core::match_words(*alt);
       if (!alt_words.empty()) {
@@ -281,7 +281,8 @@ Topic analyze_topic(std::string_view topic, TokenDict& dict, const std::vector<m
             std::size_t differ = 0, at = a;
             for (std::size_t k = a; k <= b; ++k)
               if (t.terms[k].forms[0].size() != 1 || t.terms[k].forms[0][0] != seq[k - a]) ++differ, at = k;
-            if (differ == 1 && !t.terms[at].connector && t.terms[at].forms[0].size() == 1 && !core::is_stopword(dict.text(seq[at - a]))) {
+            if (differ == 1 && !t.terms[at].connector && t.terms[at].forms[0].size() == 1 &&
+                !core::is_stopword(dict.text(seq[at - a]))) {
               t.terms[at].forms.push_back({seq[at - a]});
               t.terms[at].weak.push_back(weak);
               t.terms[at].names.push_back(name);

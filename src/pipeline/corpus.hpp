@@ -54,8 +54,16 @@ struct MatchWord {
 // kHeadline: the break before is a headline's separator ("Name: details"); kAllCaps: written
 // in capitals ("ACL"), which in text whose case means something is an acronym.
 enum MatchFlag : std::uint16_t {
-  kUpper = 1, kLower = 2, kPossessive = 4, kBreak = 8, kJoined = 16, kStop = 32, kIdeograph = 64, kNumber = 128,
-  kHeadline = 256, kAllCaps = 512
+  kUpper = 1,
+  kLower = 2,
+  kPossessive = 4,
+  kBreak = 8,
+  kJoined = 16,
+  kStop = 32,
+  kIdeograph = 64,
+  kNumber = 128,
+  kHeadline = 256,
+  kAllCaps = 512
 };
 // case_free, when given, says whether the text's case is uninformative (core::case_uninformative).
 std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bool* case_free = nullptr);
@@ -96,25 +104,25 @@ struct Evidence {
   bool title_in_order = false;          // the title holds the topic's words close together, in order
   bool context_names_topic = false;     // a label holds the whole topic, or two of its words ("ArcBrowser")
   bool generic_only = false;
-  bool mention = false;                 // the title names another version or holder of the name first
+  bool mention = false;  // the title names another version or holder of the name first
 };
 
 struct Features {
   std::vector<TokenId> title;  // sorted unique
   std::string canonical_url;
-  std::vector<MatchWord> title_words;    // in order, for phrases and proximity
-  Facts facts;                           // of the title
+  std::vector<MatchWord> title_words;  // in order, for phrases and proximity
+  Facts facts;                         // of the title
   std::vector<MatchWord> snippet_words;
-  bool title_case_free = false;          // title case or capitals: the case of a word says nothing
+  bool title_case_free = false;  // title case or capitals: the case of a word says nothing
   bool snippet_case_free = false;
   // Context labels (subreddit, tags, repository topics, repository): each whole and folded,
   // and their words.
   std::vector<TokenId> context_labels;
   std::vector<std::vector<MatchWord>> context_words;
   std::vector<std::int8_t> context_origin;  // per label: -1 the item's container, k its tags[k]
-  double base = 0;             // score before fusion (0..100)
-  double age_days = -1;        // at the window's end; -1 undated
-  bool before_story = false;   // older than the stretch where the topic's strong matches crowd
+  double base = 0;                          // score before fusion (0..100)
+  double age_days = -1;                     // at the window's end; -1 undated
+  bool before_story = false;                // older than the stretch where the topic's strong matches crowd
   bool has_engagement_data = false;
   Evidence evidence;
 };
@@ -131,7 +139,7 @@ struct TopicTerm {
   bool shaped = false;     // shaped like a product's name whatever the case: llama.cpp, k8s, GPT-5, c++
   bool generic = false;
   bool number = false;
-  int version_of = -1;     // a number bound to the term before it ("PostgreSQL 19")
+  int version_of = -1;  // a number bound to the term before it ("PostgreSQL 19")
 };
 
 // A synonym or joined spelling for several adjacent terms ("pg19" for "PostgreSQL 19").
@@ -143,15 +151,15 @@ struct SpanForm {
 };
 
 struct Topic {
-  std::string phrase;               // case-folded, whitespace-collapsed
-  std::vector<TokenId> tokens;      // non-stopword tokens, sorted unique (clustering ignores them)
-  std::vector<bool> generic;        // parallel to tokens
-  std::vector<TopicTerm> terms;     // in topic order
+  std::string phrase;            // case-folded, whitespace-collapsed
+  std::vector<TokenId> tokens;   // non-stopword tokens, sorted unique (clustering ignores them)
+  std::vector<bool> generic;     // parallel to tokens
+  std::vector<TopicTerm> terms;  // in topic order
   std::vector<SpanForm> spans;
   std::vector<std::string> form_names;  // synonyms as written, for "why"
-  double total_weight = 0;          // of the content terms
+  double total_weight = 0;              // of the content terms
   std::size_t content_terms = 0;
-  bool has_entity = false;          // some term is a name, a name-shaped word or a version
+  bool has_entity = false;  // some term is a name, a name-shaped word or a version
 };
 
 struct Corpus {

@@ -34,8 +34,9 @@ std::array<std::uint64_t, kBands> band_keys(const std::vector<TokenId>& tokens) 
   mins.fill(~0ULL);
   for (TokenId t : tokens) {
     const std::uint64_t h = mix(t);
-    for (int k = 0; k < kHashes; ++k) mins[static_cast<std::size_t>(k)] =
-        std::min(mins[static_cast<std::size_t>(k)], mix(h ^ (0x5851F42D4C957F2DULL * static_cast<std::uint64_t>(k + 1))));
+    for (int k = 0; k < kHashes; ++k)
+      mins[static_cast<std::size_t>(k)] =
+          std::min(mins[static_cast<std::size_t>(k)], mix(h ^ (0x5851F42D4C957F2DULL * static_cast<std::uint64_t>(k + 1))));
   }
   std::array<std::uint64_t, kBands> keys{};
   for (int b = 0; b < kBands; ++b) {
@@ -148,8 +149,8 @@ struct Bucket {
 
 // Moves from dup: a folded item is dropped, and nothing reads its fields again.
 void fold_into(model::Item& keep, model::Item& dup) {
-  keep.also_seen.push_back({std::move(dup.source), std::move(dup.url), std::move(dup.title),
-                            std::move(dup.discussion_url), std::move(dup.engagement), std::move(dup.id)});
+  keep.also_seen.push_back({std::move(dup.source), std::move(dup.url), std::move(dup.title), std::move(dup.discussion_url),
+                            std::move(dup.engagement), std::move(dup.id)});
   for (auto& s : dup.also_seen) keep.also_seen.push_back(std::move(s));
   for (auto& h : dup.hits) keep.hits.push_back(std::move(h));
 }
@@ -165,8 +166,8 @@ int dedupe(Corpus& c) {
                    [&](std::size_t a, std::size_t b) { return c.features[a].base > c.features[b].base; });
   permute(c, order);
 
-  FlatIndex by_url(n);    // hash of the canonical URL -> first item with that URL
-  FlatIndex by_exact(n);  // exact_key -> first item with that title token set
+  FlatIndex by_url(n);       // hash of the canonical URL -> first item with that URL
+  FlatIndex by_exact(n);     // exact_key -> first item with that title token set
   FlatIndex by_band(2 * n);  // band key -> index into buckets; grows past ~2 keys per item
   std::vector<Bucket> buckets;
   // Per-item hashes up front, so the loop can prefetch the slots of items ahead of it.
@@ -192,8 +193,8 @@ int dedupe(Corpus& c) {
     if (i + kAhead < n) by_url.prefetch(url_hash[i + kAhead]), by_exact.prefetch(title_key[i + kAhead]);
     std::size_t into = n;
     if (!f.canonical_url.empty()) {
-      const std::size_t first = by_url.find_or_insert(url_hash[i], i,
-                                                      [&](std::size_t j) { return c.features[j].canonical_url == f.canonical_url; });
+      const std::size_t first =
+          by_url.find_or_insert(url_hash[i], i, [&](std::size_t j) { return c.features[j].canonical_url == f.canonical_url; });
       if (first != i) into = folded_into[first];
     }
     std::array<std::uint64_t, kBands> keys{};
@@ -220,7 +221,8 @@ int dedupe(Corpus& c) {
         for (std::size_t k = 0; k < found[b]->size; ++k) {
           const std::size_t rep = found[b]->reps[k];
           if (jaccard_bound(bits, sketches[rep]) < kNearDuplicateJaccard) continue;
-          if (jaccard(f.title, c.features[rep].title) >= kNearDuplicateJaccard && compatible_facts(f.facts, c.features[rep].facts)) {
+          if (jaccard(f.title, c.features[rep].title) >= kNearDuplicateJaccard &&
+              compatible_facts(f.facts, c.features[rep].facts)) {
             into = rep;
             break;
           }

@@ -1,6 +1,6 @@
 #include <algorithm>
-#include <optional>
 #include <cmath>
+#include <optional>
 #include <unordered_map>
 
 #include "core/fold.hpp"

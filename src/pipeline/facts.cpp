@@ -23,16 +23,16 @@ const std::unordered_map<std::string, Cue>& cues() {
     const auto add = [&m](Cue kind, std::initializer_list<std::string_view> words) {
       for (auto w : words) m.emplace(normalize_token(w), kind);
     };
-    add(kNegation, {"not", "no", "never", "nor", "neither", "none", "cannot", "cant", "isnt",
-                    "arent", "wasnt", "werent", "dont", "doesnt", "didnt", "wont", "wouldnt", "shouldnt", "couldnt",
-                    "hasnt", "havent", "hadnt", "aint", "unlikely"});
+    add(kNegation,
+        {"not",  "no",     "never", "nor",  "neither", "none",     "cannot",  "cant",  "isnt",   "arent", "wasnt", "werent",
+         "dont", "doesnt", "didnt", "wont", "wouldnt", "shouldnt", "couldnt", "hasnt", "havent", "hadnt", "aint",  "unlikely"});
     add(kFailure, {"fail", "fails", "failed", "failing", "failure", "unable"});
-    add(kDenial, {"deny", "denies", "denied", "refuse", "refuses", "refused", "reject", "rejects", "rejected",
-                  "dismiss", "dismisses", "dismissed", "retract", "retracts", "retracted", "reverse", "reverses",
-                  "reversed", "revert", "reverts", "reverted", "withdraw", "withdraws", "withdrawn", "withdrew"});
-    add(kDelay, {"delay", "delays", "delayed", "postpone", "postpones", "postponed", "cancel", "cancels", "canceled",
-                 "cancelled", "scrap", "scraps", "scrapped", "halt", "halts", "halted", "suspend", "suspends",
-                 "suspended", "pause", "pauses", "paused", "shelved"});
+    add(kDenial, {"deny",    "denies",    "denied",    "refuse",   "refuses",   "refused",   "reject",  "rejects",  "rejected",
+                  "dismiss", "dismisses", "dismissed", "retract",  "retracts",  "retracted", "reverse", "reverses", "reversed",
+                  "revert",  "reverts",   "reverted",  "withdraw", "withdraws", "withdrawn", "withdrew"});
+    add(kDelay, {"delay",    "delays",    "delayed",   "postpone", "postpones", "postponed", "cancel", "cancels",
+                 "canceled", "cancelled", "scrap",     "scraps",   "scrapped",  "halt",      "halts",  "halted",
+                 "suspend",  "suspends",  "suspended", "pause",    "pauses",    "paused",    "shelved"});
     add(kFalsehood, {"false", "fake", "hoax", "debunk", "debunks", "debunked", "myth", "rumor", "rumour", "unconfirmed"});
     add(kAbsence, {"without", "lacks", "lacking", "missing"});
     return m;

@@ -26,8 +26,7 @@ void scrub_upstream(sources::SourceResult& r) {
 
 }  // namespace
 
-FetchResult fetch_all(const std::vector<const sources::Source*>& srcs, const ResearchEnv& env,
-                      core::Millis source_budget,
+FetchResult fetch_all(const std::vector<const sources::Source*>& srcs, const ResearchEnv& env, core::Millis source_budget,
                       const std::function<sources::SourceResult(const sources::Source&, sources::Env&)>& call) {
   FetchResult out;
   std::vector<sources::SourceResult> results(srcs.size());
@@ -61,7 +60,12 @@ FetchResult fetch_all(const std::vector<const sources::Source*>& srcs, const Res
       if (results[i].state != model::SourceState::ok && results[i].reason.empty()) results[i].reason = "no reason given";
       elapsed[i] = static_cast<long>(std::chrono::duration_cast<core::Millis>(core::Clock::now() - t0).count());
       if (env.on_source)
-        env.on_source({{}, srcs[i]->id(), true, results[i].state, static_cast<int>(results[i].items.size()), elapsed[i],
+        env.on_source({{},
+                       srcs[i]->id(),
+                       true,
+                       results[i].state,
+                       static_cast<int>(results[i].items.size()),
+                       elapsed[i],
                        results[i].reason});
     });
   }

@@ -14,12 +14,12 @@ double freshness(const model::Window& w, const model::Item& item) {
 }
 
 namespace {
-constexpr double kBurstDays = 3;         // a story's main coverage arrives within a few days
-constexpr double kBurstShare = 0.6;      // and holds most of the strongly relevant items
+constexpr double kBurstDays = 3;     // a story's main coverage arrives within a few days
+constexpr double kBurstShare = 0.6;  // and holds most of the strongly relevant items
 constexpr std::size_t kBurstMin = 5;
 constexpr double kBurstRelevance = 0.75;
-constexpr double kEventDay = 86400;      // the day before the coverage is the event's own
-constexpr double kBackgroundDays = 5;    // before that, freshness fades on this scale
+constexpr double kEventDay = 86400;    // the day before the coverage is the event's own
+constexpr double kBackgroundDays = 5;  // before that, freshness fades on this scale
 
 // When the strong matches crowd into a few days the topic has a story, and that is its moment:
 // what came before is background ("Zig 1.0 will ship this month", once it has shipped). The
@@ -48,7 +48,8 @@ void score_freshness(Corpus& c, const model::Window& w) {
     it.scores.freshness = freshness(w, it);
     f.age_days = it.published_at ? std::max(0.0, static_cast<double>(w.to - *it.published_at) / 86400.0) : -1.0;
     f.before_story = story && it.published_at && *it.published_at < *story;
-    if (f.before_story) it.scores.freshness *= std::exp(-static_cast<double>(*story - *it.published_at) / 86400.0 / kBackgroundDays);
+    if (f.before_story)
+      it.scores.freshness *= std::exp(-static_cast<double>(*story - *it.published_at) / 86400.0 / kBackgroundDays);
   }
 }
 

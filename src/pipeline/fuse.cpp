@@ -69,8 +69,7 @@ void assign_stream_ranks(Corpus& c) {
   }
 }
 
-void fuse(Corpus& c, const std::vector<model::SubQuery>& sub_queries,
-          const std::map<std::string, double>& source_weights) {
+void fuse(Corpus& c, const std::vector<model::SubQuery>& sub_queries, const std::map<std::string, double>& source_weights) {
   std::vector<double> fused(c.items.size(), 0.0);
   double max_fused = 0;
   for (std::size_t i = 0; i < c.items.size(); ++i) {

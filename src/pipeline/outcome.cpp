@@ -1,5 +1,5 @@
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <map>
 
 #include "pipeline/stages.hpp"
@@ -11,8 +11,7 @@ constexpr std::size_t kThinItems = 5;
 constexpr double kConcentrated = 0.7;
 }  // namespace
 
-model::Outcome decide_outcome(const std::vector<model::Item>& items,
-                              const std::map<std::string, model::SourceStatus>& status,
+model::Outcome decide_outcome(const std::vector<model::Item>& items, const std::map<std::string, model::SourceStatus>& status,
                               std::vector<std::string>& warnings) {
   std::vector<std::string> degraded;
   std::size_t asked = 0;
@@ -26,10 +25,12 @@ model::Outcome decide_outcome(const std::vector<model::Item>& items,
     warnings.push_back(fmt::format("{} of {} sources degraded: {}", degraded.size(), asked, list));
   }
   const bool nothing_asked = !status.empty() && !model::any_answered(status);
-  if (nothing_asked) warnings.push_back("no source answered: the brief is empty because no source could be reached, not because nothing happened");
+  if (nothing_asked)
+    warnings.push_back("no source answered: the brief is empty because no source could be reached, not because nothing happened");
 
   if (!items.empty() && items.size() < kThinItems)
-    warnings.push_back(fmt::format("thin evidence: only {} item{} survived filtering", items.size(), items.size() == 1 ? "" : "s"));
+    warnings.push_back(
+        fmt::format("thin evidence: only {} item{} survived filtering", items.size(), items.size() == 1 ? "" : "s"));
   if (items.size() >= kThinItems) {
     std::map<std::string, std::size_t> per_source;
     for (const auto& it : items) ++per_source[it.source];
@@ -40,7 +41,9 @@ model::Outcome decide_outcome(const std::vector<model::Item>& items,
     }
   }
   const auto undated = std::count_if(items.begin(), items.end(), [](const model::Item& it) { return !it.dated(); });
-  if (undated > 0) warnings.push_back(fmt::format("{} item{} without a reliable date (ranked below dated ones)", undated, undated == 1 ? "" : "s"));
+  if (undated > 0)
+    warnings.push_back(
+        fmt::format("{} item{} without a reliable date (ranked below dated ones)", undated, undated == 1 ? "" : "s"));
 
   const bool solid = std::any_of(items.begin(), items.end(), [](const model::Item& it) {
     return it.scores.final >= kSolidFinal && it.scores.relevance >= kSolidRelevance;

@@ -83,7 +83,8 @@ std::string folded_words(std::string_view text) {
 }
 
 // Where `phrase` occurs in the topic's words, as [first, last) word indices.
-std::optional<std::pair<std::size_t, std::size_t>> find_words(const std::vector<std::string>& topic_words, std::string_view phrase) {
+std::optional<std::pair<std::size_t, std::size_t>> find_words(const std::vector<std::string>& topic_words,
+                                                              std::string_view phrase) {
   const std::string key = folded_words(phrase);
   if (key.empty()) return std::nullopt;
   for (std::size_t a = 0; a < topic_words.size(); ++a) {
@@ -97,7 +98,8 @@ std::optional<std::pair<std::size_t, std::size_t>> find_words(const std::vector<
 }
 
 bool is_abbreviation(std::string_view s) {
-  return s.size() <= 3 && std::all_of(s.begin(), s.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
+  return s.size() <= 3 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
 }
 
 bool is_number(std::string_view w) {
@@ -173,7 +175,7 @@ enum class Kind { stop, number, title, name, common };
 struct Token {
   std::string raw;
   Kind kind = Kind::common;
-  bool ident = false;  // letters and digits in one word: "CVE-2026-31790", "go1.26", "9front"
+  bool ident = false;       // letters and digits in one word: "CVE-2026-31790", "go1.26", "9front"
   bool inner_caps = false;  // a capital after the first letter: "QUICbleed", "PyO3", "iPhone"
   bool acronym = false;     // all capitals, two or more letters: "ACL", "RTX"
   int letters = 0;
@@ -183,15 +185,15 @@ struct Token {
 struct Unit {
   std::vector<std::string> words;  // as written
   bool name = false;
-  bool distinct = false;  // specific enough to be searched alone
+  bool distinct = false;    // specific enough to be searched alone
   bool after_stop = false;  // a function word stands before it: "Postgres to MySQL" are two things
   std::string text() const { return join(words); }
 };
 
 struct Parts {
-  std::string core;                // the topic without a question's frame and task verb
-  std::vector<Unit> names;         // in order
-  std::vector<Unit> qualifiers;    // common-word phrases and titles, in order
+  std::string core;              // the topic without a question's frame and task verb
+  std::vector<Unit> names;       // in order
+  std::vector<Unit> qualifiers;  // common-word phrases and titles, in order
   bool question = false;
 };
 
@@ -239,7 +241,8 @@ Token classify(const std::string& raw) {
   t.acronym = upper_all && t.letters >= 2;
   t.inner_caps = !t.acronym && uppers_after_first > 0;
   const bool shaped = raw.find_first_of("+#") != std::string::npos || (parts.size() > 1 && parts[0].lower);  // llama.cpp, c++
-  if (parts.size() == 1 && parts[0].upper && raw.back() == '.' && t.letters <= 4 && !digit) t.kind = Kind::title;  // Rep., Dr., Sen.
+  if (parts.size() == 1 && parts[0].upper && raw.back() == '.' && t.letters <= 4 && !digit)
+    t.kind = Kind::title;  // Rep., Dr., Sen.
   else if (parts[0].upper || t.ident || t.inner_caps || shaped || caseless) t.kind = Kind::name;
   else t.kind = Kind::common;
   return t;
@@ -268,7 +271,7 @@ Parts topic_parts(const std::vector<std::string>& written) {
   out.core = join(core_words);
 
   std::vector<Unit> units;
-  bool open = false;  // the last unit may grow
+  bool open = false;     // the last unit may grow
   bool stopped = false;  // a function word since the last unit began
   for (std::size_t i = start; i < toks.size(); ++i) {
     const Token& t = toks[i];
@@ -281,7 +284,8 @@ Parts topic_parts(const std::vector<std::string>& written) {
         break;
       case Kind::title:
         // "Rep. Adam Smith": a title before a name is a qualifier, not part of the name.
-        if (i + 1 < toks.size() && toks[i + 1].kind == Kind::name) out.qualifiers.push_back({{t.raw}, false, false}), open = false;
+        if (i + 1 < toks.size() && toks[i + 1].kind == Kind::name)
+          out.qualifiers.push_back({{t.raw}, false, false}), open = false;
         else units.push_back({{t.raw}, true, false}), open = true;
         break;
       case Kind::name:
@@ -321,7 +325,8 @@ Parts topic_parts(const std::vector<std::string>& written) {
 bool weak_unit(const Unit& u) {
   return std::all_of(u.words.begin(), u.words.end(), [](const std::string& w) {
     const auto parts = core::match_words(w);
-    return std::all_of(parts.begin(), parts.end(), [](const core::Word& x) { return is_weak_word(x.text) || core::is_stopword(x.text); });
+    return std::all_of(parts.begin(), parts.end(),
+                       [](const core::Word& x) { return is_weak_word(x.text) || core::is_stopword(x.text); });
   });
 }
 
@@ -435,8 +440,9 @@ model::Plan make_plan(std::string_view topic_in, model::Depth depth, std::vector
     const std::string f = folded_words(written[i]);
     const bool version = is_number(written[i]) && i > 0 && !is_number(written[i - 1]);
     const auto parts = core::match_words(written[i]);
-    const bool weak = !version && !parts.empty() &&
-                      std::all_of(parts.begin(), parts.end(), [](const core::Word& w) { return is_weak_word(w.text) || core::is_stopword(w.text); });
+    const bool weak = !version && !parts.empty() && std::all_of(parts.begin(), parts.end(), [](const core::Word& w) {
+      return is_weak_word(w.text) || core::is_stopword(w.text);
+    });
     if (weak) continue;
     kept.push_back(written[i]);
     specific += f.empty() ? 0 : 1;

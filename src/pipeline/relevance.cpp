@@ -22,9 +22,9 @@ namespace pipeline {
 
 namespace {
 
-constexpr double kSnippetShare = 0.7;    // a match in the text counts less than in the title
-constexpr double kContextShare = 0.8;    // and where the platform filed it, a little less again
-constexpr double kFarAway = 0.4;         // a word far from the rest of the topic in its field
+constexpr double kSnippetShare = 0.7;  // a match in the text counts less than in the title
+constexpr double kContextShare = 0.8;  // and where the platform filed it, a little less again
+constexpr double kFarAway = 0.4;       // a word far from the rest of the topic in its field
 constexpr double kFull = 1.0;
 constexpr double kNear = 0.75;           // the topic's words close together, not in order
 constexpr double kAbbreviation = 0.75;   // "PG 19" is probably PostgreSQL 19; "PostgreSQL 19" is
@@ -34,9 +34,9 @@ constexpr double kFound = 0.3;           // a word counts as found: anywhere in 
 constexpr double kStrong = 0.75;         // a strong match, for context feedback
 constexpr int kFeedbackMin = 4;          // strong matches with context before feedback means anything
 constexpr double kUnsupported = 0.8, kSupported = 1.15;
-constexpr int kLearnMin = 3;             // occurrences before the corpus says how a word is written
+constexpr int kLearnMin = 3;  // occurrences before the corpus says how a word is written
 constexpr double kLearnShare = 0.7;
-constexpr double kMention = 0.6;         // the topic named after another of its kind, or as a reference: an aside
+constexpr double kMention = 0.6;          // the topic named after another of its kind, or as a reference: an aside
 constexpr std::size_t kVersionReach = 3;  // "Postgres 18 to 19": a version a few words after its name
 
 using Conflict = Evidence::Conflict;
@@ -47,7 +47,7 @@ struct Occ {
   std::int16_t name = -1;             // synonym spelling, if any
   bool weak = false;
   bool valid = true;
-  bool lower = false;                 // a synonym the host wrote in lower case
+  bool lower = false;  // a synonym the host wrote in lower case
   double strength() const { return weak ? kAbbreviation : kFull; }
   Conflict conflict = Conflict::none;
 };
@@ -140,8 +140,8 @@ class Scorer {
     if (title_phrase >= 1.0) ev.phrase = Evidence::Phrase::title;
     else if (text_phrase >= 1.0) ev.phrase = Evidence::Phrase::text;
     double r = topic_.content_terms <= 1 ? coverage : kCoverageShare * coverage + (1 - kCoverageShare) * phrase;
-    const bool all_generic = std::all_of(topic_.terms.begin(), topic_.terms.end(),
-                                         [](const TopicTerm& t) { return t.connector || t.generic; });
+    const bool all_generic =
+        std::all_of(topic_.terms.begin(), topic_.terms.end(), [](const TopicTerm& t) { return t.connector || t.generic; });
     if (ev.mention && !core::ablated("mention")) r *= kMention;
     if ((know_.has_entity && entity < kFound) || (!know_.has_entity && !specific && !all_generic)) {
       ev.generic_only = matched > 0;
@@ -239,7 +239,9 @@ class Scorer {
   bool names_another_first() const {
     int conflict = -1, valid = -1;
     for (const auto& o : occ_) {
-      if (!o.valid && (o.conflict == Conflict::other_version || o.conflict == Conflict::other_name) && (conflict < 0 || o.pos < conflict)) conflict = o.pos;
+      if (!o.valid && (o.conflict == Conflict::other_version || o.conflict == Conflict::other_name) &&
+          (conflict < 0 || o.pos < conflict))
+        conflict = o.pos;
       if (o.valid && (valid < 0 || o.pos < valid)) valid = o.pos;
     }
     return conflict >= 0 && valid > conflict;
@@ -251,10 +253,10 @@ class Scorer {
   // through an article. Not "before": "before the vote" is how a preview is titled.
   bool named_as_reference(const std::vector<MatchWord>& w, std::size_t at) const {
     static const bool off = core::ablated("reference");
-    static const std::unordered_set<std::string_view> kArticles{"the", "a", "an", "dem", "der", "die", "das", "den", "des",
-                                                                "le", "la", "les", "l", "el", "los", "las"};
-    static const std::unordered_set<std::string_view> kReference{"like",  "unlike", "after", "since", "than",  "nach", "seit",
-                                                                 "wie",   "comme",  "apres", "como",  "tras",  "despues"};
+    static const std::unordered_set<std::string_view> kArticles{"the", "a",  "an", "dem", "der", "die", "das", "den",
+                                                                "des", "le", "la", "les", "l",   "el",  "los", "las"};
+    static const std::unordered_set<std::string_view> kReference{"like", "unlike", "after", "since", "than", "nach",   "seit",
+                                                                 "wie",  "comme",  "apres", "como",  "tras", "despues"};
     if (off) return false;
     std::size_t p = at;
     while (p > 0 && !(w[p].flags & kBreak) && kArticles.count(dict_.text(w[p - 1].id)) > 0) --p;
@@ -274,16 +276,14 @@ class Scorer {
   // Something of term i ends right where position p begins (no separator between).
   bool ends_at(const std::vector<MatchWord>& w, std::size_t i, std::size_t p, bool need_valid) const {
     if (p == 0 || p > w.size() || (p < w.size() && (w[p].flags & kBreak))) return false;
-    return std::any_of(occ_.begin(), occ_.end(), [&](const Occ& o) {
-      return covers(o, i) && o.pos + o.len == p && (!need_valid || o.valid);
-    });
+    return std::any_of(occ_.begin(), occ_.end(),
+                       [&](const Occ& o) { return covers(o, i) && o.pos + o.len == p && (!need_valid || o.valid); });
   }
 
   bool starts_at(const std::vector<MatchWord>& w, std::size_t i, std::size_t p, bool need_valid) const {
     if (p >= w.size() || (w[p].flags & kBreak)) return false;
-    return std::any_of(occ_.begin(), occ_.end(), [&](const Occ& o) {
-      return covers(o, i) && o.pos == p && (!need_valid || o.valid);
-    });
+    return std::any_of(occ_.begin(), occ_.end(),
+                       [&](const Occ& o) { return covers(o, i) && o.pos == p && (!need_valid || o.valid); });
   }
 
   void validate(const std::vector<MatchWord>& w, bool case_free) {
@@ -335,7 +335,8 @@ class Scorer {
     // An abbreviation counts only beside another word of the topic ("PG 19", not "PG&E").
     for (auto& o : occ_) {
       if (!o.weak || !o.valid) continue;
-      o.valid = (o.first > 0 && ends_at(w, o.first - 1, o.pos, true)) || (std::size_t{o.last} + 1 < n && starts_at(w, o.last + 1, o.pos + o.len, true));
+      o.valid = (o.first > 0 && ends_at(w, o.first - 1, o.pos, true)) ||
+                (std::size_t{o.last} + 1 < n && starts_at(w, o.last + 1, o.pos + o.len, true));
     }
   }
 
@@ -373,7 +374,8 @@ class Scorer {
       std::pair<double, int> prev{0.0, 0};
       if (o.first > 0 && !(w[o.pos].flags & kBreak))
         for (std::size_t j = 0; j < k; ++j)
-          if (occ_[j].valid && occ_[j].last + 1 == o.first && occ_[j].pos + occ_[j].len == o.pos && chain_[j].first + 1e-9 >= prev.first)
+          if (occ_[j].valid && occ_[j].last + 1 == o.first && occ_[j].pos + occ_[j].len == o.pos &&
+              chain_[j].first + 1e-9 >= prev.first)
             prev = chain_[j];
       chain_[k] = {prev.first + weight, prev.second + terms};
       if (chain_[k].first > best) best = chain_[k].first, best_terms = chain_[k].second;
@@ -453,8 +455,8 @@ class Scorer {
   std::vector<Compound> compounds_;
   std::vector<std::uint16_t> content_pos_;
   std::size_t window_ = 4;
-  bool entity_whole_ = false;  // the last item scored holds every entity word (it may lack qualifiers)
-  double window_share_ = 0;  // the last field's best window, as a share of the topic's weight
+  bool entity_whole_ = false;    // the last item scored holds every entity word (it may lack qualifiers)
+  double window_share_ = 0;      // the last field's best window, as a share of the topic's weight
   bool window_ordered_ = false;  // ... and it holds every specific word, in the topic's order
 };
 
@@ -469,8 +471,8 @@ Knowledge learn(const Corpus& c) {
   k.left_bound.assign(n, false);
   k.entity.assign(n, false);
   struct Counts {
-    int upper = 0, lower = 0;        // mid-sentence spellings
-    int named_after = 0, free_after = 0;    // followed by a capitalised word other than the next term
+    int upper = 0, lower = 0;             // mid-sentence spellings
+    int named_after = 0, free_after = 0;  // followed by a capitalised word other than the next term
     int named_before = 0, free_before = 0;
     int partner_after = 0, partner_before = 0;  // by the topic's own next (previous) name
   };
@@ -491,10 +493,12 @@ Knowledge learn(const Corpus& c) {
           ct.upper += (w[p].flags & kUpper) ? 1 : 0;
           ct.lower += (w[p].flags & kLower) ? 1 : 0;
         }
-        const bool next_is_partner = i + 1 < n && !t.terms[i + 1].forms[0].empty() && p + 1 < w.size() && w[p + 1].id == t.terms[i + 1].forms[0][0];
+        const bool next_is_partner =
+            i + 1 < n && !t.terms[i + 1].forms[0].empty() && p + 1 < w.size() && w[p + 1].id == t.terms[i + 1].forms[0][0];
         if (p + 1 < w.size() && !(w[p + 1].flags & kBreak) && !(w[p].flags & kPossessive))
           (!next_is_partner ? (w[p + 1].flags & kUpper ? ct.named_after : ct.free_after) : ct.partner_after) += 1;
-        const bool prev_is_partner = i > 0 && !t.terms[i - 1].forms[0].empty() && p > 0 && w[p - 1].id == t.terms[i - 1].forms[0].back();
+        const bool prev_is_partner =
+            i > 0 && !t.terms[i - 1].forms[0].empty() && p > 0 && w[p - 1].id == t.terms[i - 1].forms[0].back();
         if (p > 1 && !(w[p].flags & kBreak) && !(w[p - 1].flags & kPossessive))
           (!prev_is_partner ? (w[p - 1].flags & kUpper ? ct.named_before : ct.free_before) : ct.partner_before) += 1;
       }
@@ -528,9 +532,7 @@ Knowledge learn(const Corpus& c) {
 
 // The title says it the way the topic does: its entity, and its words close together in its
 // order (or as the phrase). Such items show which sense of the words the user means.
-bool says_it(const Evidence& ev) {
-  return ev.title_entity && (ev.title_in_order || ev.phrase == Evidence::Phrase::title);
-}
+bool says_it(const Evidence& ev) { return ev.title_entity && (ev.title_in_order || ev.phrase == Evidence::Phrase::title); }
 
 // Pseudo-relevance feedback over context labels: where do the strong matches live?
 void context_feedback(Corpus& c, std::vector<double>& rel) {
@@ -574,9 +576,9 @@ void context_feedback(Corpus& c, std::vector<double>& rel) {
 constexpr int kSenseMinFeedback = 3;
 constexpr std::size_t kSenseTerms = 30;
 constexpr std::size_t kSenseSnippetWords = 40;
-constexpr double kSenseLift = 0.5;   // full evidence lifts a partial match halfway to certain
-constexpr double kSenseFull = 0.5;   // ... full: half the strong matches' mean evidence
-constexpr double kSenseDrop = 0.2;   // none at all, in an item with text to judge, takes a fifth off
+constexpr double kSenseLift = 0.5;        // full evidence lifts a partial match halfway to certain
+constexpr double kSenseFull = 0.5;        // ... full: half the strong matches' mean evidence
+constexpr double kSenseDrop = 0.2;        // none at all, in an item with text to judge, takes a fifth off
 constexpr std::size_t kSenseJudged = 12;  // words an item needs before sharing none of the profile means anything
 
 double rsj(double a, double f, double b, double n) {
@@ -628,7 +630,8 @@ void sense_feedback(Corpus& c, std::vector<double>& rel, const std::vector<bool>
     const double w = rsj(fdf[id], ff, df[id], nn);
     if (w > 0) ranked.push_back({w, id});
   }
-  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  std::sort(ranked.begin(), ranked.end(),
+            [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
   if (ranked.size() > kSenseTerms) ranked.resize(kSenseTerms);
   if (ranked.empty()) return;
   std::vector<bool> profile(c.dict.size(), false);
@@ -640,7 +643,8 @@ void sense_feedback(Corpus& c, std::vector<double>& rel, const std::vector<bool>
     each_word(i, static_cast<std::uint32_t>(n + i), [&](TokenId id) {
       ++words[i];
       if (!profile[id]) return;
-      const double w = feedback[i] ? (fdf[id] >= 2 ? rsj(fdf[id] - 1, ff - 1, df[id] - 1, nn - 1) : 0.0) : rsj(fdf[id], ff, df[id], nn);
+      const double w =
+          feedback[i] ? (fdf[id] >= 2 ? rsj(fdf[id] - 1, ff - 1, df[id] - 1, nn - 1) : 0.0) : rsj(fdf[id], ff, df[id], nn);
       sense[i] += std::max(0.0, w);
     });
   double ref = 0;
@@ -672,7 +676,8 @@ void add_word_forms(Corpus& c) {
   for (auto& term : c.topic.terms) {
     if (term.connector || term.number || term.forms.empty() || term.forms[0].size() != 1) continue;
     const std::string word = c.dict.text(term.forms[0][0]);
-    if (word.size() < kStemMin || !std::all_of(word.begin(), word.end(), [](char ch) { return ch >= 'a' && ch <= 'z'; })) continue;
+    if (word.size() < kStemMin || !std::all_of(word.begin(), word.end(), [](char ch) { return ch >= 'a' && ch <= 'z'; }))
+      continue;
     const std::string stem = core::english_stem(word);
     if (stem.size() < kStemMin) continue;
     const std::string_view prefix(stem.data(), kStemMin);

@@ -44,9 +44,8 @@ void rerank(Corpus& c) {
   if (any_dated) {
     for (auto& it : c.items)
       if (!it.dated()) it.scores.final = std::min(it.scores.final, std::max(0.0, floor_dated - 0.01));
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return c.items[a].dated() && !c.items[b].dated();
-    });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return c.items[a].dated() && !c.items[b].dated(); });
   }
   permute(c, order);
   for (std::size_t i = 0; i < c.items.size(); ++i) c.items[i].why = explain(c, i);
@@ -64,9 +63,11 @@ std::string explain(const Corpus& c, std::size_t i) {
   why.reserve(96);
   if (ev.generic_only) why = "matches only generic words";
   else if (ev.phrase == Evidence::Phrase::title) why = "phrase match in title";
-  else if (ev.terms > 1 && ev.in_title == ev.terms) why.append("all ").append(std::to_string(ev.terms)).append(" words in title, not as a phrase");
+  else if (ev.terms > 1 && ev.in_title == ev.terms)
+    why.append("all ").append(std::to_string(ev.terms)).append(" words in title, not as a phrase");
   else if (ev.phrase == Evidence::Phrase::text) why = "phrase match in text";
-  else if (ev.terms > 1 && ev.matched == ev.terms) why.append("all ").append(std::to_string(ev.terms)).append(" words, not as a phrase");
+  else if (ev.terms > 1 && ev.matched == ev.terms)
+    why.append("all ").append(std::to_string(ev.terms)).append(" words, not as a phrase");
   else if (ev.terms > 1) why.append(std::to_string(ev.matched)).append(" of ").append(std::to_string(ev.terms)).append(" words");
   else why = "weak match";
   if (ev.form >= 0 && static_cast<std::size_t>(ev.form) < c.topic.form_names.size())
@@ -85,8 +86,7 @@ std::string explain(const Corpus& c, std::size_t i) {
     else if (origin >= 0 && static_cast<std::size_t>(origin) < it.tags.size())
       why.append(it.source == "github" ? "; topic " : "; tag ").append(it.tags[static_cast<std::size_t>(origin)]);
     why += " context";
-  }
-  else if (ev.support == 2) why += "; context shared with strong matches";
+  } else if (ev.support == 2) why += "; context shared with strong matches";
   else if (ev.support == 0) why += "; context unlike the strong matches";
   const int days = static_cast<int>(f.age_days);
   if (f.age_days < 0) why += "; undated";

@@ -64,7 +64,7 @@ model::Report run_research(const ResearchSpec& spec, const ResearchEnv& env) {
   }
   report.source_status = std::move(fetched.status);
   report.items = std::move(c.items);
-  if (spec.comments) attach_comments(report, spec.sources, env);  // 12b
+  if (spec.comments) attach_comments(report, spec.sources, env);                         // 12b
   report.outcome = decide_outcome(report.items, report.source_status, report.warnings);  // 13
   return report;
 }

@@ -64,7 +64,7 @@ struct ResearchEnv {
   sources::Fetcher& http;
   core::Deadline deadline;
   std::stop_token stop;
-  SourceHook on_source = nullptr;  // optional
+  SourceHook on_source = nullptr;   // optional
   RequestBudget* budget = nullptr;  // optional: no budgets
 };
 
@@ -74,8 +74,7 @@ struct FetchResult {
   std::vector<model::Item> items;
   std::map<std::string, model::SourceStatus> status;
 };
-FetchResult fetch_all(const std::vector<const sources::Source*>& srcs, const ResearchEnv& env,
-                      core::Millis source_budget,
+FetchResult fetch_all(const std::vector<const sources::Source*>& srcs, const ResearchEnv& env, core::Millis source_budget,
                       const std::function<sources::SourceResult(const sources::Source&, sources::Env&)>& call);
 
 // Thread-safe: runs may proceed concurrently (discovery does).

@@ -62,8 +62,7 @@ int dedupe(Corpus& c);
 // then at most kAuthorCap items per author before demotion.
 constexpr double kRrfK = 60;
 constexpr int kAuthorCap = 3;
-void fuse(Corpus& c, const std::vector<model::SubQuery>& sub_queries,
-          const std::map<std::string, double>& source_weights);
+void fuse(Corpus& c, const std::vector<model::SubQuery>& sub_queries, const std::map<std::string, double>& source_weights);
 
 // 11. heuristic rerank: corroboration bonus, weak-relevance damping, undated items below
 // dated ones; then each item's "why".
@@ -83,7 +82,20 @@ model::Outcome decide_outcome(const std::vector<model::Item>& items, const std::
 
 // The ranking, stages 3 to 12 in order (rank.cpp): the one place the order is written. The
 // runner, the benchmarks and the tests call it; a slice [first, last] runs part of it.
-enum class Stage { normalize, window, relevance, freshness, engagement, base, stream_ranks, prune, dedupe, fuse, rerank, cluster };
+enum class Stage {
+  normalize,
+  window,
+  relevance,
+  freshness,
+  engagement,
+  base,
+  stream_ranks,
+  prune,
+  dedupe,
+  fuse,
+  rerank,
+  cluster
+};
 struct RankSpec {
   model::Window window;
   std::vector<model::SubQuery> sub_queries;

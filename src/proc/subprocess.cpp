@@ -92,8 +92,7 @@ Result run_lines(const Options& o, const std::function<bool(std::string_view)>& 
     return r;
   }
   Fd in_r, in_w, out_r, out_w, err_r, err_w, wake_r, wake_w;
-  if (!make_pipe(in_r, in_w) || !make_pipe(out_r, out_w) || !make_pipe(err_r, err_w) ||
-      !make_pipe(wake_r, wake_w, O_NONBLOCK)) {
+  if (!make_pipe(in_r, in_w) || !make_pipe(out_r, out_w) || !make_pipe(err_r, err_w) || !make_pipe(wake_r, wake_w, O_NONBLOCK)) {
     r.error = std::string("pipe: ") + std::strerror(errno);
     return r;
   }
@@ -135,8 +134,7 @@ Result run_lines(const Options& o, const std::function<bool(std::string_view)>& 
       if (rc == 0 && !core::children::add(pid)) {
         ::killpg(pid, SIGKILL);
         int st = 0;
-        while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-        }
+        while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
         rc = EAGAIN;
       }
     }
@@ -179,9 +177,8 @@ Result run_lines(const Options& o, const std::function<bool(std::string_view)>& 
     if (!on_line(line)) kill_group(End::enough);
   };
   while ((out_open || err_open) && !killed) {
-    pollfd fds[3] = {{out_open ? out_r.get() : -1, POLLIN, 0},
-                     {err_open ? err_r.get() : -1, POLLIN, 0},
-                     {wake_r.get(), POLLIN, 0}};
+    pollfd fds[3] = {
+        {out_open ? out_r.get() : -1, POLLIN, 0}, {err_open ? err_r.get() : -1, POLLIN, 0}, {wake_r.get(), POLLIN, 0}};
     const int n = ::poll(fds, 3, poll_timeout(o.deadline, 60000));
     if (n < 0 && errno != EINTR) {
       r.error = std::string("poll: ") + std::strerror(errno);
@@ -226,8 +223,7 @@ Result run_lines(const Options& o, const std::function<bool(std::string_view)>& 
   ::killpg(pid, SIGKILL);
   core::children::remove(pid);
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   if (!killed) {
     r.end = End::exited;
     if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
@@ -246,8 +242,7 @@ std::optional<std::string> find_in_path(std::string_view name, std::string_view 
       if (candidate.back() != '/') candidate += '/';
       candidate += name;
       struct stat st {};
-      if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
-        return candidate;
+      if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0) return candidate;
     }
     if (colon == std::string_view::npos) return std::nullopt;
     path_value.remove_prefix(colon + 1);

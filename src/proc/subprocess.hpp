@@ -31,20 +31,20 @@ struct Options {
 };
 
 enum class End {
-  exited,          // the program exited on its own (see exit_code / signal)
-  deadline,        // killed at the deadline
-  cancelled,       // killed because the stop token fired
-  enough,          // killed because on_line returned false
-  too_large,       // killed: a line or the whole output over its cap
-  spawn_failed,    // never started (see error)
+  exited,        // the program exited on its own (see exit_code / signal)
+  deadline,      // killed at the deadline
+  cancelled,     // killed because the stop token fired
+  enough,        // killed because on_line returned false
+  too_large,     // killed: a line or the whole output over its cap
+  spawn_failed,  // never started (see error)
 };
 
 struct Result {
   End end = End::spawn_failed;
-  int exit_code = -1;   // End::exited and a normal exit
-  int signal = 0;       // End::exited through a signal
+  int exit_code = -1;  // End::exited and a normal exit
+  int signal = 0;      // End::exited through a signal
   std::string stderr_text;
-  std::string error;    // End::spawn_failed: why
+  std::string error;  // End::spawn_failed: why
   int lines = 0;
 };
 

@@ -51,10 +51,13 @@ std::string slurp(const std::string& path) {
 // in a grandchild, the shape of a hung yt-dlp.
 std::string hanging_script(const TempDir& dir, const std::string& line = "{\"id\":\"a\"}") {
   return write_script(dir, "hang.sh",
-                      "echo $$ > " + dir.path() + "/pgid\n"
-                      "echo '" + line + "'\n"
-                      "sleep 1000 &\n"
-                      "wait\n");
+                      "echo $$ > " + dir.path() +
+                          "/pgid\n"
+                          "echo '" +
+                          line +
+                          "'\n"
+                          "sleep 1000 &\n"
+                          "wait\n");
 }
 
 pid_t recorded_pgid(const TempDir& dir) { return static_cast<pid_t>(std::stol(slurp(dir.path() + "/pgid"))); }
@@ -187,7 +190,8 @@ TEST(Subprocess, OnlyTheGivenEnvironment) {
 
 TEST(Subprocess, HugeLineIsCutOff) {
   TempDir dir;
-  const auto prog = write_script(dir, "big.sh", "echo $$ > " + dir.path() + "/pgid\nhead -c 3000000 /dev/zero | tr '\\0' x\nsleep 1000\n");
+  const auto prog =
+      write_script(dir, "big.sh", "echo $$ > " + dir.path() + "/pgid\nhead -c 3000000 /dev/zero | tr '\\0' x\nsleep 1000\n");
   auto o = opts(prog);
   o.max_line_bytes = 1u << 20;
   int lines = 0;

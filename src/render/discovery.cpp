@@ -28,9 +28,11 @@ std::string numbers(const model::Topic& t) {
 
 std::string enrichment_line(const model::TopicEnrichment& e) {
   switch (e.status) {
-    case model::EnrichStatus::enriched: return fmt::format("enriched: {} item{} found in the window", e.items, e.items == 1 ? "" : "s");
+    case model::EnrichStatus::enriched:
+      return fmt::format("enriched: {} item{} found in the window", e.items, e.items == 1 ? "" : "s");
     case model::EnrichStatus::failed: return "enrichment failed: " + e.error.value_or("unknown error");
-    case model::EnrichStatus::nomination_only: return e.error ? "nomination only (" + *e.error + ")" : "nomination only (not enriched)";
+    case model::EnrichStatus::nomination_only:
+      return e.error ? "nomination only (" + *e.error + ")" : "nomination only (not enriched)";
   }
   return {};
 }
@@ -58,9 +60,10 @@ std::string discovery_json(const model::DiscoveryReport& r) {
                        {"engagement_by_source", eng},
                        {"evidence_urls", t.evidence_urls},
                        {"command", command_for(t)},
-                       {"enrichment", {{"status", std::string(model::to_string(t.enrichment.status))},
-                                       {"error", t.enrichment.error ? ojson(*t.enrichment.error) : ojson(nullptr)},
-                                       {"items", t.enrichment.items}}},
+                       {"enrichment",
+                        {{"status", std::string(model::to_string(t.enrichment.status))},
+                         {"error", t.enrichment.error ? ojson(*t.enrichment.error) : ojson(nullptr)},
+                         {"items", t.enrichment.items}}},
                        {"id", t.id},
                        {"why", t.why},
                        {"junk", t.junk},
@@ -69,23 +72,30 @@ std::string discovery_json(const model::DiscoveryReport& r) {
   }
   ojson weak = nullptr;
   if (r.weak_signal)
-    weak = {{"name", r.weak_signal->name}, {"velocity_score", round1(r.weak_signal->velocity)},
-            {"sources", r.weak_signal->sources}, {"engagement", round1(r.weak_signal->engagement)}, {"reason", r.weak_signal->reason}};
-  ojson doc{{"schema_version", 1},
-            {"kind", "discovery"},
-            {"domain", r.domain},
-            {"window", {{"from", core::format_date(r.window.from)}, {"to", core::format_date(r.window.to)}, {"days", r.window.days}}},
-            {"generated_at", core::format_iso8601(r.generated_at)},
-            {"source_status", model::source_status_json(r.source_status)},
-            {"enrichment", {{"tier", r.enrichment.tier}, {"depth", std::string(model::to_string(r.enrichment.depth))},
-                            {"max_workers", r.enrichment.max_workers}, {"budget_seconds", r.enrichment.budget_seconds},
-                            {"elapsed_ms", r.enrichment.elapsed_ms}}},
-            {"results", results},
-            {"warnings", r.warnings},
-            {"outcome", r.outcome == model::Outcome::ok ? "ok" : "nothing-solid"},
-            {"weak_signal", weak},
-            {"nomination_ms", r.nomination_ms},
-            {"bundle_id", r.bundle_id.empty() ? ojson(nullptr) : ojson(r.bundle_id)}};
+    weak = {{"name", r.weak_signal->name},
+            {"velocity_score", round1(r.weak_signal->velocity)},
+            {"sources", r.weak_signal->sources},
+            {"engagement", round1(r.weak_signal->engagement)},
+            {"reason", r.weak_signal->reason}};
+  ojson doc{
+      {"schema_version", 1},
+      {"kind", "discovery"},
+      {"domain", r.domain},
+      {"window", {{"from", core::format_date(r.window.from)}, {"to", core::format_date(r.window.to)}, {"days", r.window.days}}},
+      {"generated_at", core::format_iso8601(r.generated_at)},
+      {"source_status", model::source_status_json(r.source_status)},
+      {"enrichment",
+       {{"tier", r.enrichment.tier},
+        {"depth", std::string(model::to_string(r.enrichment.depth))},
+        {"max_workers", r.enrichment.max_workers},
+        {"budget_seconds", r.enrichment.budget_seconds},
+        {"elapsed_ms", r.enrichment.elapsed_ms}}},
+      {"results", results},
+      {"warnings", r.warnings},
+      {"outcome", r.outcome == model::Outcome::ok ? "ok" : "nothing-solid"},
+      {"weak_signal", weak},
+      {"nomination_ms", r.nomination_ms},
+      {"bundle_id", r.bundle_id.empty() ? ojson(nullptr) : ojson(r.bundle_id)}};
   if (r.synthesis) doc["synthesis"] = synthesis_json(*r.synthesis);
   return doc.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
 }
@@ -94,11 +104,13 @@ std::string discovery_compact(const model::DiscoveryReport& r) {
   std::string out = "last30days discover · " + heading(r, term::text(r.domain)) + "\n";
   std::string badges;
   for (const auto& [id, st] : r.source_status)
-    badges += (badges.empty() ? "" : "  ") + (st.state == model::SourceState::ok ? fmt::format("{} {}", id, st.items)
-                                                                                   : fmt::format("{} {} {}", id, model::to_string(st.state), st.items));
+    badges += (badges.empty() ? "" : "  ") + (st.state == model::SourceState::ok
+                                                  ? fmt::format("{} {}", id, st.items)
+                                                  : fmt::format("{} {} {}", id, model::to_string(st.state), st.items));
   out += "listings: " + badges + "\n";
   for (const auto& [id, st] : r.source_status)
-    if (model::is_degraded(st.state)) out += fmt::format("  {}: {} — {}\n", id, model::to_string(st.state), term::text(st.reason));
+    if (model::is_degraded(st.state))
+      out += fmt::format("  {}: {} — {}\n", id, model::to_string(st.state), term::text(st.reason));
   out += fmt::format("enrichment: {} tier · depth {} · {} workers · {:.0f} s budget · took {:.1f} s\n\n", r.enrichment.tier,
                      model::to_string(r.enrichment.depth), r.enrichment.max_workers, r.enrichment.budget_seconds,
                      static_cast<double>(r.enrichment.elapsed_ms) / 1000.0);
@@ -120,7 +132,8 @@ std::string discovery_compact(const model::DiscoveryReport& r) {
     out += "    why: " + term::text(t.why) + "\n";
     out += "    engagement: " + term::text(numbers(t)) + "\n";
     out += "    " + term::text(enrichment_line(t.enrichment)) + "\n";
-    for (std::size_t i = 0; i < t.evidence_urls.size() && i < 3; ++i) out += "    evidence: " + term::url(t.evidence_urls[i]) + "\n";
+    for (std::size_t i = 0; i < t.evidence_urls.size() && i < 3; ++i)
+      out += "    evidence: " + term::url(t.evidence_urls[i]) + "\n";
     for (const auto& [kind, angle] : t.angles)
       out += fmt::format("    {} angle: {}\n", kind == "x_article" ? "X article" : term::text(kind), term::text(angle));
     out += "    next: " + command_for(t) + "\n";
@@ -155,14 +168,15 @@ std::string discovery_markdown(const model::DiscoveryReport& r) {
 }
 
 std::string nominations_compact(const std::string& bundle_id, const std::vector<model::Topic>& topics, const std::string& path) {
-  std::string out = fmt::format("last30days discover · nominations for bundle {} (written to {})\n\n", term::text(bundle_id),
-                                term::text(path));
+  std::string out =
+      fmt::format("last30days discover · nominations for bundle {} (written to {})\n\n", term::text(bundle_id), term::text(path));
   for (std::size_t i = 0; i < topics.size() && i < 15; ++i) {
     const auto& t = topics[i];
     std::string srcs;
     for (const auto& s : t.sources) srcs += (srcs.empty() ? "" : "+") + s;
-    out += fmt::format("{:>4}  {}{}  [velocity {} · {} · {}]\n", term::text(t.id), term::text(t.name), t.junk ? " (junk-shaped)" : "",
-                       human_number(std::round(t.velocity)), term::text(t.momentum), term::text(srcs));
+    out += fmt::format("{:>4}  {}{}  [velocity {} · {} · {}]\n", term::text(t.id), term::text(t.name),
+                       t.junk ? " (junk-shaped)" : "", human_number(std::round(t.velocity)), term::text(t.momentum),
+                       term::text(srcs));
     if (!t.seeds.empty()) out += "      " + term::text(t.seeds.front().title) + "\n";
   }
   out += "\nJudge them, then: last30days --discover --judgments FILE\n";

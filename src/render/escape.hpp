@@ -23,11 +23,11 @@ std::string text(std::string_view s);
 std::string url(std::string_view url);  // the web URL, or a note that the link was withheld
 }  // namespace term
 
-namespace md {  // Markdown briefs, saved -raw.md files
-std::string text(std::string_view s);  // Markdown syntax and inline HTML escaped
+namespace md {                                                  // Markdown briefs, saved -raw.md files
+std::string text(std::string_view s);                           // Markdown syntax and inline HTML escaped
 std::string link(std::string_view text, std::string_view url);  // [text](url); the text alone if not a web URL
-std::string autolink(std::string_view url);                      // <url>; a withheld note if not a web URL
-std::string code(std::string_view s);  // a code span its content cannot close
+std::string autolink(std::string_view url);                     // <url>; a withheld note if not a web URL
+std::string code(std::string_view s);                           // a code span its content cannot close
 }  // namespace md
 
 namespace html {  // the HTML page

@@ -134,7 +134,8 @@ std::string badges(const model::Report& r) {
     if (st.state == model::SourceState::skipped_unconfigured) continue;  // on the "not set up" line
     const std::string state(model::to_string(st.state));
     const std::string note = comments_note(st);
-    const std::string title = st.reason.empty() && note.empty() ? state : st.reason + (st.reason.empty() || note.empty() ? "" : "; ") + note;
+    const std::string title =
+        st.reason.empty() && note.empty() ? state : st.reason + (st.reason.empty() || note.empty() ? "" : "; ") + note;
     out += fmt::format("<li class=\"badge {}\" title=\"{}\">{} <b>{}</b> · {}</li>\n", tone(st.state), html::text(title),
                        html::text(id), html::text(state), st.items);
   }
@@ -145,7 +146,8 @@ std::string badges(const model::Report& r) {
   std::string reasons;
   for (const auto& [id, st] : r.source_status)
     if (needs_reason(st) && !st.reason.empty())
-      reasons += fmt::format("<li>{}: {} \u2014 {}</li>\n", html::text(id), html::text(model::to_string(st.state)), html::text(st.reason));
+      reasons += fmt::format("<li>{}: {} \u2014 {}</li>\n", html::text(id), html::text(model::to_string(st.state)),
+                             html::text(st.reason));
   if (!reasons.empty()) out += "<ul class=\"meta\" aria-label=\"source notes\">\n" + reasons + "</ul>\n";
   return out;
 }
@@ -185,8 +187,8 @@ std::string timeline(const model::Report& r, const Palette& pal) {
     for (const auto& [src, n] : m) {
       const double h = kH * n / peak;
       y -= h;
-      svg += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\"/>", d * slot + (slot - bar) / 2,
-                         y, bar, h, pal.var(src));
+      svg += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\"/>",
+                         d * slot + (slot - bar) / 2, y, bar, h, pal.var(src));
       seen.insert(src);
     }
     svg += "</g>\n";
@@ -196,7 +198,8 @@ std::string timeline(const model::Report& r, const Palette& pal) {
   out += fmt::format("<div class=\"axis\"><span>{}</span><span>peak {} a day</span><span>{}</span></div>\n",
                      core::format_date(r.window.from), peak, core::format_date(r.window.to));
   out += "<ul class=\"legend\">";
-  for (const auto& s : seen) out += fmt::format("<li><span class=\"sw\" style=\"background:{}\"></span>{}</li>", pal.var(s), html::text(s));
+  for (const auto& s : seen)
+    out += fmt::format("<li><span class=\"sw\" style=\"background:{}\"></span>{}</li>", pal.var(s), html::text(s));
   out += "</ul>\n";
   if (per_day.empty()) out += "<p class=\"meta\">No dated items in the window.</p>\n";
   if (undated > 0) out += fmt::format("<p class=\"meta\">{} undated item{} not shown.</p>\n", undated, undated == 1 ? "" : "s");
@@ -233,10 +236,13 @@ std::string engagement_chart(const model::Report& r, const Palette& pal) {
   for (const auto& s : sources) {
     const double v = counts.count(s) ? counts[s] : money[s];
     const bool dollars = !counts.count(s);
-    out += fmt::format("<span>{}</span><span class=\"bar\" style=\"width:{:.1f}%;background:{}\"></span><span class=\"num\">{}{}</span>\n",
-                       html::text(s), 100.0 * std::log10(1 + v) / top, pal.var(s), dollars ? "$" : "", html::text(human_number(v)));
+    out += fmt::format(
+        "<span>{}</span><span class=\"bar\" style=\"width:{:.1f}%;background:{}\"></span><span class=\"num\">{}{}</span>\n",
+        html::text(s), 100.0 * std::log10(1 + v) / top, pal.var(s), dollars ? "$" : "", html::text(human_number(v)));
   }
-  out += "</div>\n<p class=\"meta\">Points, comments, stars, answers and views per source (log scale); money on a market in dollars.</p>\n";
+  out +=
+      "</div>\n<p class=\"meta\">Points, comments, stars, answers and views per source (log scale); money on a market in "
+      "dollars.</p>\n";
   return out + "</figure>\n";
 }
 
@@ -277,8 +283,9 @@ std::string item_html(const model::Item& it) {
 void story(std::string& out, std::string_view tag, std::size_t number, const model::Cluster& c, const ItemIndex& items) {
   std::string srcs;
   for (const auto& s : c.sources) srcs += (srcs.empty() ? "" : ", ") + html::text(s);
-  out += fmt::format("<article>\n<{}>{}. {}</{}>\n<p class=\"meta\">score {:.0f} · {}{}</p>\n<ul>\n", tag, number, html::text(c.title), tag,
-                     c.score, srcs, c.uncertainty ? " · <span class=\"flag\">" + html::text(*c.uncertainty) + "</span>" : "");
+  out += fmt::format("<article>\n<{}>{}. {}</{}>\n<p class=\"meta\">score {:.0f} · {}{}</p>\n<ul>\n", tag, number,
+                     html::text(c.title), tag, c.score, srcs,
+                     c.uncertainty ? " · <span class=\"flag\">" + html::text(*c.uncertainty) + "</span>" : "");
   for (const auto& id : c.items)
     if (auto it = items.find(id); it != items.end()) out += item_html(*it->second);
   out += "</ul>\n</article>\n";
@@ -311,7 +318,8 @@ std::string research_html(const model::Report& r, std::size_t stories) {
   out += "<section aria-label=\"stories\">\n";
   const auto items = index_items(r);
   for (std::size_t k = 0; k < r.clusters.size() && k < stories; ++k) story(out, "h2", k + 1, r.clusters[k], items);
-  if (const auto more = more_line(r.clusters.size(), stories); !more.empty()) out += "<p class=\"meta\">" + html::text(more) + "</p>\n";
+  if (const auto more = more_line(r.clusters.size(), stories); !more.empty())
+    out += "<p class=\"meta\">" + html::text(more) + "</p>\n";
   out += "</section>\n";
   warnings_section(out, r.warnings);
   return core::sanitize_utf8(out + page_end());
@@ -319,9 +327,11 @@ std::string research_html(const model::Report& r, std::size_t stories) {
 
 std::string comparison_html(const model::Comparison& c) {
   std::string out = page_head(c.topic);
-  out += fmt::format("<header>\n<p class=\"meta\">last30days · comparison of {}</p>\n<h1>{}</h1>\n", c.entities.size(), html::text(c.topic));
-  out += fmt::format("<p class=\"meta\">{} → {} ({} days) · depth {} · generated {}</p>\n</header>\n", core::format_date(c.window.from),
-                     core::format_date(c.window.to), c.window.days, model::to_string(c.depth), core::format_iso8601(c.generated_at));
+  out += fmt::format("<header>\n<p class=\"meta\">last30days · comparison of {}</p>\n<h1>{}</h1>\n", c.entities.size(),
+                     html::text(c.topic));
+  out += fmt::format("<p class=\"meta\">{} → {} ({} days) · depth {} · generated {}</p>\n</header>\n",
+                     core::format_date(c.window.from), core::format_date(c.window.to), c.window.days, model::to_string(c.depth),
+                     core::format_iso8601(c.generated_at));
   out += "<div class=\"scroll\"><table class=\"compare\"><tr><th></th>";
   for (const auto& e : c.entities) out += "<th>" + html::text(e.name) + "</th>";
   out += "</tr>\n";

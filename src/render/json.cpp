@@ -29,7 +29,8 @@ ojson window_object(const model::Window& w) {
 ojson comments_json(const std::vector<model::Comment>& comments) {
   ojson out = ojson::array();
   for (const auto& c : comments) {
-    ojson one{{"author", opt(c.author)}, {"text", c.text}, {"score", c.score ? number(*c.score) : ojson(nullptr)}, {"url", opt(c.url)}};
+    ojson one{
+        {"author", opt(c.author)}, {"text", c.text}, {"score", c.score ? number(*c.score) : ojson(nullptr)}, {"url", opt(c.url)}};
     if (c.replies) one["replies"] = *c.replies;
     out.push_back(std::move(one));
   }
@@ -45,7 +46,11 @@ ojson item_json(const model::Item& it) {
   for (const auto& s : it.also_seen) {
     ojson se = ojson::object();
     for (const auto& e : s.engagement) se[e.field] = number(e.value);
-    also.push_back({{"source", s.source}, {"url", s.url}, {"title", s.title}, {"discussion_url", opt(s.discussion_url)}, {"engagement", se}});
+    also.push_back({{"source", s.source},
+                    {"url", s.url},
+                    {"title", s.title},
+                    {"discussion_url", opt(s.discussion_url)},
+                    {"engagement", se}});
     if (!s.comments.empty()) also.back()["comments"] = comments_json(s.comments);
   }
   ojson j{{"id", it.id},
@@ -110,13 +115,17 @@ ojson report_object(const model::Report& r) {
             {"clusters", clusters},
             {"warnings", r.warnings},
             {"outcome", r.outcome == model::Outcome::ok ? "ok" : "nothing-solid"},
-            {"plan", {{"intent", r.plan.intent}, {"sub_queries", subs}, {"source_weights", r.plan.source_weights},
-                      {"synonyms", synonyms},
-                      {"from_host", r.plan.from_host}}}};
+            {"plan",
+             {{"intent", r.plan.intent},
+              {"sub_queries", subs},
+              {"source_weights", r.plan.source_weights},
+              {"synonyms", synonyms},
+              {"from_host", r.plan.from_host}}}};
   if (r.synthesis) doc["synthesis"] = synthesis_json(*r.synthesis);
   if (r.history)
-    doc["history"] = {{"runs_before", r.history->runs_before},
-                      {"last_run_at", r.history->last_run_at ? ojson(core::format_iso8601(*r.history->last_run_at)) : ojson(nullptr)}};
+    doc["history"] = {
+        {"runs_before", r.history->runs_before},
+        {"last_run_at", r.history->last_run_at ? ojson(core::format_iso8601(*r.history->last_run_at)) : ojson(nullptr)}};
   return doc;
 }
 
@@ -133,8 +142,11 @@ std::string comparison_json(const model::Comparison& c) {
     ojson by_source = ojson::object();
     for (const auto& [src, v] : s.engagement_by_source) by_source[src] = number(round_to(v, 1));
     entities.push_back({{"name", e.name},
-                        {"summary", {{"items", s.items}, {"stories", s.stories}, {"engagement", number(round_to(s.engagement, 1))},
-                                     {"engagement_by_source", by_source}}},
+                        {"summary",
+                         {{"items", s.items},
+                          {"stories", s.stories},
+                          {"engagement", number(round_to(s.engagement, 1))},
+                          {"engagement_by_source", by_source}}},
                         {"report", report_object(e.report)}});
   }
   ojson shared = ojson::array();

@@ -68,8 +68,10 @@ std::string library_json(const model::LibraryResult& r) {
 }
 
 std::string library_compact(const model::LibraryResult& r) {
-  std::string out = fmt::format("library · \"{}\" · {} result{}\n", term::text(r.query), r.results.size(), r.results.size() == 1 ? "" : "s");
-  if (r.results.empty()) return out + "Nothing stored matches. Runs are stored with --store; saved briefs (--save) are searched too.\n";
+  std::string out =
+      fmt::format("library · \"{}\" · {} result{}\n", term::text(r.query), r.results.size(), r.results.size() == 1 ? "" : "s");
+  if (r.results.empty())
+    return out + "Nothing stored matches. Runs are stored with --store; saved briefs (--save) are searched too.\n";
   out += "\n";
   for (std::size_t i = 0; i < r.results.size(); ++i) {
     const auto& h = r.results[i];
@@ -88,15 +90,16 @@ std::string library_compact(const model::LibraryResult& r) {
 }
 
 std::string library_markdown(const model::LibraryResult& r) {
-  std::string out = fmt::format("# Library: {}\n\n{} result{}\n", md::text(r.query), r.results.size(), r.results.size() == 1 ? "" : "s");
+  std::string out =
+      fmt::format("# Library: {}\n\n{} result{}\n", md::text(r.query), r.results.size(), r.results.size() == 1 ? "" : "s");
   if (r.results.empty()) return out + "\nNothing stored matches.\n";
   out += "\n";
   for (std::size_t i = 0; i < r.results.size(); ++i) {
     const auto& h = r.results[i];
     if (h.kind == "brief")
-      out += fmt::format("{}. {} — saved brief · {} · {}\n", i + 1, md::text(h.title), core::format_date(h.last_seen), md::code(h.location));
-    else
-      out += fmt::format("{}. {} — {}\n", i + 1, md::link(h.title, h.url), md::text(finding_meta(h)));
+      out += fmt::format("{}. {} — saved brief · {} · {}\n", i + 1, md::text(h.title), core::format_date(h.last_seen),
+                         md::code(h.location));
+    else out += fmt::format("{}. {} — {}\n", i + 1, md::link(h.title, h.url), md::text(finding_meta(h)));
     if (!h.topics.empty()) out += "   - topics: " + md::text(join(h.topics, ", ")) + "\n";
     if (!h.snippet.empty()) out += "   - " + md::text(core::truncate_utf8(h.snippet, 200)) + "\n";
   }
@@ -114,8 +117,8 @@ std::string library_topics_compact(const std::vector<model::TopicSummary>& topic
   std::string out = fmt::format("library · {} topic{}\n", topics.size(), topics.size() == 1 ? "" : "s");
   if (topics.empty()) return out + "Nothing stored yet: research with --store, or watch add TOPIC.\n";
   for (const auto& t : topics)
-    out += fmt::format("  {}{} · {} · last run {}\n", term::text(t.topic), t.kind == "discovery" ? " (discovery)" : "", run_count(t.runs),
-                       t.last_run_at ? core::format_iso8601(*t.last_run_at) : "never");
+    out += fmt::format("  {}{} · {} · last run {}\n", term::text(t.topic), t.kind == "discovery" ? " (discovery)" : "",
+                       run_count(t.runs), t.last_run_at ? core::format_iso8601(*t.last_run_at) : "never");
   return out;
 }
 
@@ -136,8 +139,8 @@ bool claimed_now(const model::WatchEntry& e, core::UnixSeconds now) { return e.c
 ojson channels_json(const std::vector<model::ChannelStatus>& channels) {
   ojson out = ojson::array();
   for (const auto& c : channels) {
-    ojson j{{"channel", c.channel}, {"url", c.masked_url}, {"last_delivery_at", nullptr}, {"ok", nullptr}, {"detail", nullptr},
-            {"pending", c.last ? c.last->pending : 0}};
+    ojson j{{"channel", c.channel}, {"url", c.masked_url}, {"last_delivery_at", nullptr},
+            {"ok", nullptr},        {"detail", nullptr},   {"pending", c.last ? c.last->pending : 0}};
     if (c.last) {
       j["last_delivery_at"] = core::format_iso8601(c.last->at);
       j["ok"] = c.last->ok;
@@ -217,7 +220,7 @@ std::string watchlist_compact(const std::vector<model::WatchEntry>& list, core::
   if (list.empty()) out += "Nothing watched yet: last30days watch add TOPIC [--days N] [--search ...] [--every HOURS]\n";
   for (const auto& e : list) {
     // A claim outlives a killed `watch run` until its lease ends: say so, not "due now".
-    const std::string due = claimed_now(e, now) ? "claimed by a watch run until " + core::format_iso8601(*e.claimed_until)
+    const std::string due = claimed_now(e, now)    ? "claimed by a watch run until " + core::format_iso8601(*e.claimed_until)
                             : e.next_due_at <= now ? "due now"
                                                    : "due " + core::format_iso8601(e.next_due_at);
     std::string notify;
@@ -231,9 +234,10 @@ std::string watchlist_compact(const std::vector<model::WatchEntry>& list, core::
     for (const auto& c : channels) {
       std::string last = "no delivery yet";
       if (c.last)
-        last = fmt::format("last delivery {} {}: {}{}", core::format_iso8601(c.last->at), c.last->ok ? "ok" : "FAILED",
-                           term::text(c.last->detail),
-                           c.last->pending ? fmt::format(" · {} digest{} waiting", c.last->pending, c.last->pending == 1 ? "" : "s") : "");
+        last = fmt::format(
+            "last delivery {} {}: {}{}", core::format_iso8601(c.last->at), c.last->ok ? "ok" : "FAILED",
+            term::text(c.last->detail),
+            c.last->pending ? fmt::format(" · {} digest{} waiting", c.last->pending, c.last->pending == 1 ? "" : "s") : "");
       out += fmt::format("  {} {} · {}\n", c.channel, c.masked_url, last);
     }
   }
@@ -285,9 +289,10 @@ std::optional<double> previous(const model::WatchRun& run, const model::Item& it
 // term::text: a topic is the user's, and may hold escape bytes.
 std::string run_heading(const model::WatchRun& run) {
   if (!run.previous_run_at)
-    return fmt::format("\"{}\" · first run: {} item{} recorded", term::text(run.topic), run.fresh.size(), run.fresh.size() == 1 ? "" : "s");
-  return fmt::format("\"{}\" · previous run {} · {} new · {} surging", term::text(run.topic), core::format_iso8601(*run.previous_run_at),
-                     run.fresh.size(), run.surging.size());
+    return fmt::format("\"{}\" · first run: {} item{} recorded", term::text(run.topic), run.fresh.size(),
+                       run.fresh.size() == 1 ? "" : "s");
+  return fmt::format("\"{}\" · previous run {} · {} new · {} surging", term::text(run.topic),
+                     core::format_iso8601(*run.previous_run_at), run.fresh.size(), run.surging.size());
 }
 
 }  // namespace
@@ -300,16 +305,19 @@ std::string watch_compact(const model::WatchReport& r) {
     out += "\n== " + run_heading(run) + "\n";
     std::string badges;
     for (const auto& [id, st] : run.source_status)
-      badges += (badges.empty() ? "" : "  ") +
-                (st.state == model::SourceState::ok ? fmt::format("{} {}", id, st.items)
+      badges += (badges.empty() ? "" : "  ") + (st.state == model::SourceState::ok
+                                                    ? fmt::format("{} {}", id, st.items)
                                                     : fmt::format("{} {} {}", id, model::to_string(st.state), st.items));
     out += "sources: " + badges + "\n";
     if (run.error) out += "! " + term::text(*run.error) + "\n";
     if (run.synthesis) out += synthesis_compact(*run.synthesis);
     if (run.fresh.empty() && run.surging.empty()) out += "  nothing new since the previous run\n";
-    for (const auto& it : run.fresh) out += "  new      " + term::text(it.title) + " — " + item_meta(it, std::nullopt) + "\n           " + term::url(it.url) + "\n";
+    for (const auto& it : run.fresh)
+      out +=
+          "  new      " + term::text(it.title) + " — " + item_meta(it, std::nullopt) + "\n           " + term::url(it.url) + "\n";
     for (const auto& it : run.surging)
-      out += "  surging  " + term::text(it.title) + " — " + item_meta(it, previous(run, it)) + "\n           " + term::url(it.url) + "\n";
+      out += "  surging  " + term::text(it.title) + " — " + item_meta(it, previous(run, it)) + "\n           " +
+             term::url(it.url) + "\n";
   }
   for (const auto& w : r.warnings) out += "! " + term::text(w) + "\n";
   return out;

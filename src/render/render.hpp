@@ -81,7 +81,7 @@ constexpr std::size_t kQuoteBytes = 220;
 // Shared by the text renderers.
 // "812 points · 411 comments", in the words `source` declares for its fields.
 std::string engagement_summary(std::string_view source, const std::vector<model::Engagement>& engagement);
-std::string human_number(double v);                       // 1234 -> "1.2k"
+std::string human_number(double v);  // 1234 -> "1.2k"
 // With --store: "new" or "seen 3 runs ago" for an item, "" without the store.
 std::string seen_label(const model::Item& it);
 // With --store: "first run of this topic" or "2 runs before, the last at 2026-11-29T10:00:00Z".

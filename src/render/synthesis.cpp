@@ -20,14 +20,13 @@ std::string dropped_line(const model::Synthesis& s) {
   std::map<std::string, int> by_check;
   for (const auto& st : s.sentences)
     if (st.failed_check) by_check[st.failed_check->substr(0, st.failed_check->find(':'))]++;
-  static const std::map<std::string, std::string> kWords{
-      {"uncited", "cited nothing"},
-      {"unknown-cite", "cited an item not in the report"},
-      {"number", "had a number in no cited item"},
-      {"quote", "quoted words in no cited item"},
-      {"name", "named someone or something in no cited item"},
-      {"malformed", "had no text"},
-      {"too-long", "was too long"}};
+  static const std::map<std::string, std::string> kWords{{"uncited", "cited nothing"},
+                                                         {"unknown-cite", "cited an item not in the report"},
+                                                         {"number", "had a number in no cited item"},
+                                                         {"quote", "quoted words in no cited item"},
+                                                         {"name", "named someone or something in no cited item"},
+                                                         {"malformed", "had no text"},
+                                                         {"too-long", "was too long"}};
   std::string parts;
   for (const auto& [check, n] : by_check) {
     const auto w = kWords.find(check);
@@ -114,8 +113,10 @@ ojson synthesis_json(const model::Synthesis& s) {
   return {{"model", s.model},
           {"sentences", sentences},
           {"dropped", s.dropped},
-          {"usage", {{"prompt_tokens", s.usage.prompt_tokens}, {"completion_tokens", s.usage.completion_tokens},
-                     {"estimated", s.usage.estimated}}},
+          {"usage",
+           {{"prompt_tokens", s.usage.prompt_tokens},
+            {"completion_tokens", s.usage.completion_tokens},
+            {"estimated", s.usage.estimated}}},
           {"elapsed_ms", s.elapsed_ms},
           {"error", s.error ? ojson(*s.error) : ojson(nullptr)},
           {"citations", sources}};

@@ -95,7 +95,8 @@ std::string no_answer_line(const std::map<std::string, model::SourceStatus>& sta
   if (status.empty() || model::any_answered(status)) return "";
   std::string asked;
   for (const auto& [id, st] : status)
-    if (st.state != model::SourceState::skipped_unconfigured) asked += (asked.empty() ? "" : ", ") + id + " " + state_words(st.state);
+    if (st.state != model::SourceState::skipped_unconfigured)
+      asked += (asked.empty() ? "" : ", ") + id + " " + state_words(st.state);
   if (asked.empty()) return "No source answered: none of the sources searched is set up (see `last30days doctor`).";
   return "No source answered: " + asked + ".";
 }
@@ -218,7 +219,8 @@ std::string research_compact(const model::Report& r, std::size_t stories) {
   for (std::size_t k = 0; k < r.clusters.size() && k < stories; ++k) compact_story(out, k + 1, r.clusters[k], items);
   if (const auto more = more_line(r.clusters.size(), stories); !more.empty()) out += "\n… " + more + "\n";
   if (r.items.empty())
-    out += any_answered ? "No items survived the window and relevance filters.\n" : term::text(no_answer_line(r.source_status)) + "\n";
+    out += any_answered ? "No items survived the window and relevance filters.\n"
+                        : term::text(no_answer_line(r.source_status)) + "\n";
   if (!r.warnings.empty()) {
     out += "\n";
     for (const auto& w : r.warnings) out += "! " + term::text(w) + "\n";
@@ -273,10 +275,10 @@ std::string research_markdown(const model::Report& r, std::size_t stories) {
   if (const auto ids = not_set_up(r.source_status); !ids.empty())
     out += "Not set up: " + md::text(ids) + " \u2014 see `last30days doctor`\n\n";
   if (r.synthesis) out += synthesis_markdown(*r.synthesis);
-  if (!model::any_answered(r.source_status))
-    out += "**" + md::text(no_answer_line(r.source_status)) + "**\n\n";
+  if (!model::any_answered(r.source_status)) out += "**" + md::text(no_answer_line(r.source_status)) + "**\n\n";
   else if (r.outcome == model::Outcome::nothing_solid)
-    out += fmt::format("**Nothing solid** about this topic in the window.{}\n\n", r.items.empty() ? "" : " Closest weak signals below.");
+    out += fmt::format("**Nothing solid** about this topic in the window.{}\n\n",
+                       r.items.empty() ? "" : " Closest weak signals below.");
   const auto items = index_items(r);
   for (std::size_t k = 0; k < r.clusters.size() && k < stories; ++k) md_story(out, "##", k + 1, r.clusters[k], items);
   if (const auto more = more_line(r.clusters.size(), stories); !more.empty()) out += "*" + md::text(more) + "*\n\n";
@@ -350,7 +352,6 @@ std::vector<TableRow> comparison_table(const model::Comparison& c) {
 
 namespace {
 
-
 constexpr std::size_t kMaxColumn = 24;
 
 // A source that did not answer fully, once for every entity it failed the same way for.
@@ -381,9 +382,9 @@ std::vector<Degraded> degraded_sources(const model::Comparison& c) {
 }  // namespace
 
 std::string comparison_compact(const model::Comparison& c) {
-  std::string out = fmt::format("last30days · compare \"{}\" · {} → {} ({} days) · {} entities\n\n", term::text(c.topic),
-                                core::format_date(c.window.from), core::format_date(c.window.to), c.window.days,
-                                c.entities.size());
+  std::string out =
+      fmt::format("last30days · compare \"{}\" · {} → {} ({} days) · {} entities\n\n", term::text(c.topic),
+                  core::format_date(c.window.from), core::format_date(c.window.to), c.window.days, c.entities.size());
   // Side by side: a label column, then one column per entity.
   std::vector<std::vector<std::string>> rows{{""}};
   for (const auto& e : c.entities) rows[0].push_back(term::text(e.name));
@@ -412,13 +413,15 @@ std::string comparison_compact(const model::Comparison& c) {
   for (std::size_t k = 0; k < c.entities.size(); ++k) {
     const auto& r = c.entities[k].report;
     const auto own = c.own_stories(k);
-    out += fmt::format("\n{} — {} {}{}\n", term::text(c.entities[k].name), own.size(), own.size() == 1 ? "story" : "stories",
-                       own.size() < r.clusters.size() ? fmt::format(" of its own, {} shared", r.clusters.size() - own.size()) : "");
+    out +=
+        fmt::format("\n{} — {} {}{}\n", term::text(c.entities[k].name), own.size(), own.size() == 1 ? "story" : "stories",
+                    own.size() < r.clusters.size() ? fmt::format(" of its own, {} shared", r.clusters.size() - own.size()) : "");
     if (!model::any_answered(r.source_status)) out += "    " + term::text(no_answer_line(r.source_status)) + "\n";
     else if (r.outcome == model::Outcome::nothing_solid) out += "    nothing solid in the window\n";
     const auto items = index_items(r);
     for (std::size_t m = 0; m < own.size() && m < kStoriesPerEntity; ++m) compact_story(out, m + 1, *own[m], items);
-    if (own.size() > kStoriesPerEntity) out += fmt::format("    … {} more (use --emit json for all)\n", own.size() - kStoriesPerEntity);
+    if (own.size() > kStoriesPerEntity)
+      out += fmt::format("    … {} more (use --emit json for all)\n", own.size() - kStoriesPerEntity);
   }
   if (!c.shared.empty()) {
     out += "\nshared stories (found for more than one)\n";
@@ -439,8 +442,8 @@ std::string comparison_compact(const model::Comparison& c) {
 std::string comparison_markdown(const model::Comparison& c) {
   std::string out = fmt::format("# last30days: {}\n\n", md::text(c.topic));
   out += fmt::format("Comparison of {} entities · window {} → {} ({} days) · depth {} · generated {}\n\n", c.entities.size(),
-                     core::format_date(c.window.from), core::format_date(c.window.to), c.window.days,
-                     model::to_string(c.depth), core::format_iso8601(c.generated_at));
+                     core::format_date(c.window.from), core::format_date(c.window.to), c.window.days, model::to_string(c.depth),
+                     core::format_iso8601(c.generated_at));
   out += "| |";
   for (const auto& e : c.entities) out += " " + md::text(e.name) + " |";
   out += "\n|---|";
@@ -457,8 +460,7 @@ std::string comparison_markdown(const model::Comparison& c) {
       out += "Not set up: " + md::text(ids) + " \u2014 see `last30days doctor`\n\n";
   const auto degraded = degraded_sources(c);
   for (const auto& d : degraded)
-    out += fmt::format("- {}: {} — {} ({})\n", d.source, d.state, md::text(d.reason),
-                       md::text(joined(d.entities, ", ")));
+    out += fmt::format("- {}: {} — {} ({})\n", d.source, d.state, md::text(d.reason), md::text(joined(d.entities, ", ")));
   if (!degraded.empty()) out += "\n";
   if (c.synthesis) out += synthesis_markdown(*c.synthesis);
   for (std::size_t k = 0; k < c.entities.size(); ++k) {

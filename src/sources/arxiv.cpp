@@ -96,12 +96,10 @@ std::string arxiv_time(core::UnixSeconds t) {
 std::string encode_search_query(std::string_view q) {
   std::string out;
   for (unsigned char c : q) {
-    if (c == ' ')
-      out.push_back('+');
+    if (c == ' ') out.push_back('+');
     else if (std::isalnum(c) || c == ':' || c == '[' || c == ']' || c == '-' || c == '_' || c == '.' || c == '~')
       out.push_back(static_cast<char>(c));
-    else
-      out += fmt::format("%{:02X}", c);
+    else out += fmt::format("%{:02X}", c);
   }
   return out;
 }
@@ -182,10 +180,8 @@ std::optional<Entry> parse_entry(const pugi::xml_node& e) {
     if (a.type() != pugi::node_element || local_name(a) != "author") continue;
     if (auto name = text_of(a, "name"); !name.empty()) authors.push_back(std::move(name));
   }
-  if (authors.size() == 1)
-    item.author = authors[0];
-  else if (authors.size() > 1)
-    item.author = authors[0] + " et al.";
+  if (authors.size() == 1) item.author = authors[0];
+  else if (authors.size() > 1) item.author = authors[0] + " et al.";
   if (auto primary = child(e, "primary_category"); primary && *primary.attribute("term").as_string())
     item.container = primary.attribute("term").as_string();
   else if (auto cat = child(e, "category"); cat && *cat.attribute("term").as_string())
@@ -255,11 +251,9 @@ class Arxiv final : public Source {
     for (const auto& c : clauses) any += (any.empty() ? "" : " OR ") + c;
     const std::string search =
         fmt::format("({}) AND submittedDate:[{} TO {}]", any, arxiv_time(q.window.from), arxiv_time(q.window.to));
-    const int n =
-        std::clamp(q.limit * static_cast<int>(std::max<std::size_t>(1, q.sub_queries.size())), 1, kMaxResults);
-    const std::string url =
-        fmt::format("{}?search_query={}&sortBy=submittedDate&sortOrder=descending&start=0&max_results={}", kBase,
-                    encode_search_query(search), n);
+    const int n = std::clamp(q.limit * static_cast<int>(std::max<std::size_t>(1, q.sub_queries.size())), 1, kMaxResults);
+    const std::string url = fmt::format("{}?search_query={}&sortBy=submittedDate&sortOrder=descending&start=0&max_results={}",
+                                        kBase, encode_search_query(search), n);
     ResultBuilder out(n);  // one request for every sub-query: ranks run across them
     ++out.requests();
     const Fetched f = fetch(env, url, Expect::xml);

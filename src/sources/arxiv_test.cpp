@@ -51,8 +51,7 @@ TEST(Arxiv, ParsesEntriesIntoItems) {
   EXPECT_EQ(a.container, "cs.PL");
   EXPECT_EQ(a.published_at, 1795542128);  // 2026-11-24T17:42:08Z
   EXPECT_TRUE(a.engagement.empty());      // arXiv has no engagement
-  EXPECT_EQ(a.snippet.rfind(
-                "We report on two years of deploying a location-sensitive borrow checker in the Rust compiler.", 0),
+  EXPECT_EQ(a.snippet.rfind("We report on two years of deploying a location-sensitive borrow checker in the Rust compiler.", 0),
             0u)
       << a.snippet;
   EXPECT_NE(a.snippet.find("within 3% & without"), std::string::npos);  // entity decoded
@@ -224,14 +223,16 @@ TEST(Arxiv, NoSearchableWordsMakesNoRequest) {
 
 TEST(Arxiv, HostileAnswersEndInAState) {
   const auto entry = [](std::size_t i) {
-    return fmt::format("<entry><id>http://arxiv.org/abs/2611.{:05}v1</id><title>Rust paper {}</title>"
-                       "<published>2026-11-20T00:00:00Z</published><summary>rust</summary></entry>",
-                       i % 100000, i);
+    return fmt::format(
+        "<entry><id>http://arxiv.org/abs/2611.{:05}v1</id><title>Rust paper {}</title>"
+        "<published>2026-11-20T00:00:00Z</published><summary>rust</summary></entry>",
+        i % 100000, i);
   };
   HostileTable(arxiv(), "export.arxiv.org", Format::xml)
       .valid(fixture("arxiv/query_rust_memory_safety_2026-11.xml"))
       .huge(R"(<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom">)", entry, "</feed>")
-      .row("arXiv down", reply(200, "<!DOCTYPE html><html><body><h1>arXiv is down for maintenance</h1></body></html>", "text/html"),
+      .row("arXiv down",
+           reply(200, "<!DOCTYPE html><html><body><h1>arXiv is down for maintenance</h1></body></html>", "text/html"),
            SourceState::schema_drift)
       .row("entries without usable ids or titles",
            xml_reply("<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry><id>junk</id><title>x</title></entry>"

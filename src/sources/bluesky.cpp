@@ -57,15 +57,18 @@ struct Session {
 
 bool token_chars(std::string_view t) {
   return !t.empty() && t.size() < 8192 && std::all_of(t.begin(), t.end(), [](char ch) {
-           return std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-' || ch == '_';
-         });
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-' || ch == '_';
+  });
 }
 
 // A DNS name under one of Bluesky's own domains: no IP literal, no user info, no odd bytes.
 bool bluesky_host(std::string_view host) {
   if (host.empty() || host.size() > 253 || host.front() == '.' || host.back() == '.' || host.find("..") != std::string_view::npos)
     return false;
-  if (!std::all_of(host.begin(), host.end(), [](char ch) { return std::islower(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-'; }))
+  if (!std::all_of(host.begin(), host.end(), [](char ch) {
+        return std::islower(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) || ch == '.' ||
+               ch == '-';
+      }))
     return false;
   return std::any_of(std::begin(kOwnHosts), std::end(kOwnHosts), [&](std::string_view own) {
     return host == own || (host.ends_with(own) && host[host.size() - own.size() - 1] == '.');
@@ -91,7 +94,8 @@ Pds pds_of(const json& session) {
   if (services == doc->end() || !services->is_array()) return {};
   for (const auto& s : *services) {
     const std::string id = str(s, "id");
-    if ((id != "#atproto_pds" && (did.empty() || id != did + "#atproto_pds")) || str(s, "type") != "AtprotoPersonalDataServer") continue;
+    if ((id != "#atproto_pds" && (did.empty() || id != did + "#atproto_pds")) || str(s, "type") != "AtprotoPersonalDataServer")
+      continue;
     const std::string endpoint = str(s, "serviceEndpoint");
     auto u = core::Url::parse(endpoint);
     const bool origin_only = u && u->query.empty() && u->fragment.empty() && (u->path.empty() || u->path == "/");
@@ -109,7 +113,8 @@ std::pair<std::string, std::string> xrpc_error(const std::string& body) {
   auto doc = core::json::parse_or_discarded(body);
   if (doc.is_discarded() || !doc.is_object()) return {};
   std::string code = str(doc, "error");
-  if (code.size() > 40 || !std::all_of(code.begin(), code.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)); }))
+  if (code.size() > 40 ||
+      !std::all_of(code.begin(), code.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)); }))
     code.clear();
   return {code, core::truncate_utf8(core::printable_line(str(doc, "message")), 120)};
 }
@@ -139,8 +144,8 @@ Login create_session(Env& env, const Credentials& c) {
     auto [code, message] = xrpc_error(r.body);
     if (message.find(c.password) != std::string::npos) message.clear();  // an echo is not an explanation
     return fail(SourceState::auth_failed,
-                fmt::format("Bluesky rejected BSKY_HANDLE / BSKY_APP_PASSWORD ({}{})", code.empty() ? "HTTP " + std::to_string(r.status) : code,
-                            message.empty() ? "" : ": " + message));
+                fmt::format("Bluesky rejected BSKY_HANDLE / BSKY_APP_PASSWORD ({}{})",
+                            code.empty() ? "HTTP " + std::to_string(r.status) : code, message.empty() ? "" : ": " + message));
   }
   if (auto f = classify(r, Expect::json)) return fail(f->state, r.status == 429 ? rate_limited(*f, r).reason : f->reason);
   Failure bad{};
@@ -172,7 +177,9 @@ SessionCache& cache() {
   static auto* c = new SessionCache();  // leaked: abandoned discovery workers may use it at exit
   return *c;
 }
-std::uint64_t account_key(Env& env, const Credentials& c) { return core::fnv1a64(c.handle + '\n' + c.password, env.http.session()); }
+std::uint64_t account_key(Env& env, const Credentials& c) {
+  return core::fnv1a64(c.handle + '\n' + c.password, env.http.session());
+}
 
 Login session_for(Env& env, const Credentials& c, int& requests) {
   const std::uint64_t key = account_key(env, c);
@@ -238,9 +245,8 @@ Answers authorized(Env& env, const Credentials& c, const std::vector<std::string
     for (std::size_t i : todo)
       calls.push_back({login.session->pds + paths[i], Expect::json, {{"Authorization", "Bearer " + login.session->access}}});
     // A rate limit or a refusal other than expiry ends the batch (a sequential loop's break).
-    auto got = fetch_concurrently(env, std::move(calls), 6, [](const Fetched& f) {
-      return f.failure && !expired(f.response) && hopeless(*f.failure);
-    });
+    auto got = fetch_concurrently(env, std::move(calls), 6,
+                                  [](const Fetched& f) { return f.failure && !expired(f.response) && hopeless(*f.failure); });
     requests += sent_count(got);
     std::vector<std::size_t> again;
     for (std::size_t k = 0; k < got.size(); ++k) {
@@ -252,8 +258,9 @@ Answers authorized(Env& env, const Credentials& c, const std::vector<std::string
   }
   for (std::size_t i : todo) {
     const auto code = xrpc_error(out.fetched[i].response.body).first;
-    out.fetched[i].failure = Failure{SourceState::auth_failed, fmt::format("Bluesky refused a fresh session ({})",
-                                                                           code.empty() ? "HTTP " + std::to_string(out.fetched[i].response.status) : code)};
+    out.fetched[i].failure = Failure{SourceState::auth_failed,
+                                     fmt::format("Bluesky refused a fresh session ({})",
+                                                 code.empty() ? "HTTP " + std::to_string(out.fetched[i].response.status) : code)};
   }
   return out;
 }
@@ -266,7 +273,8 @@ bool valid_rkey(std::string_view k) {
 
 bool valid_handle(std::string_view h) {
   return h.size() >= 3 && h.size() <= 253 && h != "handle.invalid" && h.find('.') != std::string_view::npos &&
-         std::all_of(h.begin(), h.end(), [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-'; });
+         std::all_of(h.begin(), h.end(),
+                     [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '-'; });
 }
 
 bool valid_did(std::string_view d) {
@@ -293,7 +301,8 @@ std::pair<std::string, std::string> shared_link(const json& post, const json* re
       for (const auto& f : *facets)
         if (auto feats = f.find("features"); f.is_object() && feats != f.end() && feats->is_array())
           for (const auto& feat : *feats)
-            if (str(feat, "$type") == "app.bsky.richtext.facet#link" && outside_link(str(feat, "uri"), {"bsky.app", "bsky.social"}))
+            if (str(feat, "$type") == "app.bsky.richtext.facet#link" &&
+                outside_link(str(feat, "uri"), {"bsky.app", "bsky.social"}))
               return {str(feat, "uri"), ""};
   return {};
 }

@@ -168,7 +168,8 @@ TEST(Bluesky, LogsInOnBskySocialThenSearchesTheWindowOnTheAccountsPds) {
 
 TEST(Bluesky, WithoutADidDocItSearchesThroughBskySocial) {
   FixtureFetcher f;
-  logged_in(f, fixture("bluesky/create_session_no_diddoc.json")).on_body(kSearch, fixture("bluesky/search_posts_rust_2026-11.json"));
+  logged_in(f, fixture("bluesky/create_session_no_diddoc.json"))
+      .on_body(kSearch, fixture("bluesky/search_posts_rust_2026-11.json"));
   TestEnv t(f, keyed());
   auto r = bsky().search(november(), t.env);
   EXPECT_EQ(r.state, SourceState::ok) << r.reason;
@@ -244,7 +245,8 @@ TEST(Bluesky, AnExpiredTokenLogsInAgainOnceAndResends) {
   int logins = 0;
   Scripted f([&](const http::Request& r, int) {
     if (r.url == kLogin) return answer(200, ++logins == 1 ? session_fixture() : renewed.dump());
-    if (header_of(r, "Authorization") == "Bearer " + access_jwt()) return answer(400, fixture("bluesky/error_expired_token.json"));
+    if (header_of(r, "Authorization") == "Bearer " + access_jwt())
+      return answer(400, fixture("bluesky/error_expired_token.json"));
     return answer(200, fixture("bluesky/search_posts_rust_2026-11.json"));
   });
   TestEnv t(f, keyed());
@@ -268,7 +270,8 @@ TEST(Bluesky, ATokenThatStaysExpiredIsAuthFailedAfterOneRetry) {
     SCOPED_TRACE(status);
     Scripted f([&](const http::Request& r, int) {
       if (r.url == kLogin) return answer(200, session_fixture());
-      return answer(status, fixture(status == 400 ? "bluesky/error_expired_token.json" : "bluesky/error_authentication_required.json"));
+      return answer(status,
+                    fixture(status == 400 ? "bluesky/error_expired_token.json" : "bluesky/error_authentication_required.json"));
     });
     TestEnv t(f, keyed());
     auto q = november();
@@ -292,7 +295,8 @@ TEST(Bluesky, AWrongPasswordIsAuthFailedAndSearchesNothing) {
   EXPECT_EQ(f.urls().size(), 1u);
   // A server that echoes the password does not get it into the reason.
   FixtureFetcher g;
-  g.on(kLogin, answer(401, json{{"error", "AuthenticationRequired"}, {"message", std::string("bad password ") + kPassword}}.dump()));
+  g.on(kLogin,
+       answer(401, json{{"error", "AuthenticationRequired"}, {"message", std::string("bad password ") + kPassword}}.dump()));
   TestEnv u(g, keyed());
   auto echoed = bsky().search(november(), u.env);
   EXPECT_EQ(echoed.state, SourceState::auth_failed);
@@ -307,7 +311,8 @@ TEST(Bluesky, AWrongPasswordIsAuthFailedAndSearchesNothing) {
 }
 
 TEST(Bluesky, RateLimitedWithTheResetTime) {
-  const std::vector<http::Header> limit = {{"ratelimit-limit", "3000"}, {"ratelimit-remaining", "0"}, {"ratelimit-reset", "1796041800"}};
+  const std::vector<http::Header> limit = {
+      {"ratelimit-limit", "3000"}, {"ratelimit-remaining", "0"}, {"ratelimit-reset", "1796041800"}};
   FixtureFetcher f;
   logged_in(f).on(kSearch, answer(429, fixture("bluesky/error_rate_limit.json"), limit));
   TestEnv t(f, keyed());
@@ -390,7 +395,8 @@ TEST(Bluesky, WithoutCredentialsItIsSkippedNamingWhatToSet) {
   EXPECT_FALSE(bsky().has_comments());
   const auto keys = bsky().config_keys();
   EXPECT_EQ(keys, (std::vector<std::string_view>{"BSKY_HANDLE", "BSKY_APP_PASSWORD"}));
-  EXPECT_NE(bsky().advice(SourceState::skipped_unconfigured, core::Config(), "~/.config/last30days/.env")
+  EXPECT_NE(bsky()
+                .advice(SourceState::skipped_unconfigured, core::Config(), "~/.config/last30days/.env")
                 .find("set BSKY_HANDLE and BSKY_APP_PASSWORD in ~/.config/last30days/.env"),
             std::string::npos);
   EXPECT_NE(bsky().advice(SourceState::auth_failed, keyed(), "x").find("app password"), std::string::npos);
@@ -407,9 +413,10 @@ TEST(Bluesky, AHandleWrittenWithAnAtSignIsTheHandle) {
 
 TEST(Bluesky, HostileSearchAnswersEndInAState) {
   auto post = [](std::size_t i) {
-    return fmt::format(R"({{"uri":"at://did:plc:abc{}/app.bsky.feed.post/3m{}","author":{{"handle":"u{}.bsky.social"}},)"
-                       R"("record":{{"text":"rust {}","createdAt":"2026-11-20T10:00:00Z"}},"indexedAt":"2026-11-20T10:00:01Z","likeCount":{}}})",
-                       i, i, i, i, i);
+    return fmt::format(
+        R"({{"uri":"at://did:plc:abc{}/app.bsky.feed.post/3m{}","author":{{"handle":"u{}.bsky.social"}},)"
+        R"("record":{{"text":"rust {}","createdAt":"2026-11-20T10:00:00Z"}},"indexedAt":"2026-11-20T10:00:01Z","likeCount":{}}})",
+        i, i, i, i, i);
   };
   HostileTable(bsky(), kSearch, Format::json)
       .config(keyed())
@@ -418,12 +425,16 @@ TEST(Bluesky, HostileSearchAnswersEndInAState) {
       .secret(access_jwt().substr(0, 40))
       .valid(fixture("bluesky/search_posts_rust_2026-11.json"))
       .huge(R"({"posts":[)", post, "]}")
-      .row("expired for good", json_reply(fixture("bluesky/error_expired_token.json"), 400), SourceState::auth_failed, "ExpiredToken")
+      .row("expired for good", json_reply(fixture("bluesky/error_expired_token.json"), 400), SourceState::auth_failed,
+           "ExpiredToken")
       .row("bad request", json_reply(R"({"error":"InvalidRequest","message":"Error: since must be a valid datetime"})", 400),
            SourceState::error, "InvalidRequest: Error: since must be a valid datetime")
-      .row("hostile error text", json_reply("{\"error\":\"Bad\\u001b[2J\\r\\nCode\",\"message\":\"line\\nbreak \\u202e" + std::string(600, 'x') + "\"}", 400),
+      .row("hostile error text",
+           json_reply("{\"error\":\"Bad\\u001b[2J\\r\\nCode\",\"message\":\"line\\nbreak \\u202e" + std::string(600, 'x') + "\"}",
+                      400),
            SourceState::error, "line break")
-      .row("rate limited", json_reply(fixture("bluesky/error_rate_limit.json"), 429), SourceState::rate_limited, "Bluesky rate limit")
+      .row("rate limited", json_reply(fixture("bluesky/error_rate_limit.json"), 429), SourceState::rate_limited,
+           "Bluesky rate limit")
       .row("posts is not a list", json_reply(R"({"posts":{"uri":"at://x"}})"), SourceState::schema_drift)
       .row("no posts", json_reply(fixture("bluesky/search_posts_empty.json")), SourceState::no_results)
       .row("unusable posts",
@@ -447,9 +458,11 @@ TEST(Bluesky, HostileLoginAnswersEndInAState) {
       .row("wrong password", json_reply(fixture("bluesky/error_authentication_required.json"), 401), SourceState::auth_failed,
            "Invalid identifier or password")
       .row("no accessJwt", json_reply(no_token.dump()), SourceState::schema_drift, "accessJwt")
-      .row("accessJwt not a string", json_reply(R"({"accessJwt":{"a":1},"refreshJwt":7})"), SourceState::schema_drift, "accessJwt")
+      .row("accessJwt not a string", json_reply(R"({"accessJwt":{"a":1},"refreshJwt":7})"), SourceState::schema_drift,
+           "accessJwt")
       .row("rate limited", json_reply(fixture("bluesky/error_rate_limit.json"), 429), SourceState::rate_limited, "login:")
-      .row("echoes the password", json_reply(std::string(R"({"error":"AuthenticationRequired","message":")") + kPassword + "\"}", 401),
+      .row("echoes the password",
+           json_reply(std::string(R"({"error":"AuthenticationRequired","message":")") + kPassword + "\"}", 401),
            SourceState::auth_failed)
       .run();
 }

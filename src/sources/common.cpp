@@ -24,9 +24,8 @@ namespace {
 
 bool looks_like_block_page(std::string_view body) {
   const std::string_view head = body.substr(0, 64 * 1024);
-  for (std::string_view marker :
-       {"captcha", "too many requests", "rate limit", "ratelimit", "blocked", "are you a robot",
-        "verify you are human", "cf-chl", "challenge-platform", "access denied", "whoa there, pardner"})
+  for (std::string_view marker : {"captcha", "too many requests", "rate limit", "ratelimit", "blocked", "are you a robot",
+                                  "verify you are human", "cf-chl", "challenge-platform", "access denied", "whoa there, pardner"})
     if (core::contains_ci(head, marker)) return true;
   return false;
 }
@@ -132,7 +131,7 @@ std::optional<Failure> classify(const http::Response& r, Expect expect) {
   }
   // Some APIs label JSON as text/plain or omit the type; trust the body's first byte then.
   if (kind != want && !kind.empty() && kind != "text/plain" && kind != "application/octet-stream") {
-    if (!(expect == Expect::xml && kind == "atom")) 
+    if (!(expect == Expect::xml && kind == "atom"))
       return Failure{SourceState::schema_drift, fmt::format("expected {}, got {}", want, r.content_type)};
   }
   if (expect == Expect::json && start.front() != '{' && start.front() != '[')
@@ -228,8 +227,7 @@ std::string markdown_to_text(std::string_view md) {
     while (!line.empty() && (line.front() == '#' || line.front() == '>')) line = core::trim(line.substr(1));
     if (line.size() > 1 && (line[0] == '-' || line[0] == '*' || line[0] == '+') && line[1] == ' ')
       line = core::trim(line.substr(2));
-    if (line.substr(0, 3) == "[ ]" || line.substr(0, 3) == "[x]" || line.substr(0, 3) == "[X]")
-      line = core::trim(line.substr(3));
+    if (line.substr(0, 3) == "[ ]" || line.substr(0, 3) == "[x]" || line.substr(0, 3) == "[X]") line = core::trim(line.substr(3));
     std::string text = strip_inline(line);
     if (!line.empty() && line.front() == '|') std::replace(text.begin(), text.end(), '|', ' ');  // table row
     kept.append(text);
@@ -238,8 +236,7 @@ std::string markdown_to_text(std::string_view md) {
   return core::html_to_text(kept);
 }
 
-std::vector<Fetched> fetch_concurrently(Env& env, std::vector<Call> calls, std::size_t max_parallel,
-                                        const StopRule& stop_after) {
+std::vector<Fetched> fetch_concurrently(Env& env, std::vector<Call> calls, std::size_t max_parallel, const StopRule& stop_after) {
   const std::size_t n = calls.size();
   std::vector<Fetched> out(n);
   if (!stop_after) {
@@ -281,9 +278,7 @@ int sent_count(const std::vector<Fetched>& batch) {
   return static_cast<int>(std::count_if(batch.begin(), batch.end(), [](const Fetched& f) { return f.sent; }));
 }
 
-bool hopeless(const Failure& f) {
-  return f.state == SourceState::auth_failed || f.state == SourceState::rate_limited;
-}
+bool hopeless(const Failure& f) { return f.state == SourceState::auth_failed || f.state == SourceState::rate_limited; }
 
 std::string thread_failure(const Failure& f) { return fmt::format("{}: {}", model::to_string(f.state), f.reason); }
 
@@ -388,16 +383,15 @@ std::vector<int> answered_subqueries(const std::vector<std::vector<std::string>>
 
 SourceResult ResultBuilder::finish() {
   if (!failures_.empty()) {
-    const auto worst = std::max_element(failures_.begin(), failures_.end(), [](const Failure& a, const Failure& b) {
-      return severity(a.state) < severity(b.state);
-    });
+    const auto worst = std::max_element(failures_.begin(), failures_.end(),
+                                        [](const Failure& a, const Failure& b) { return severity(a.state) < severity(b.state); });
     if (successes_ == 0) {
       result_.state = worst->state;
       result_.reason = worst->reason;
     } else {
       result_.state = SourceState::partial;
-      result_.reason = fmt::format("{} of {} requests failed: {}", failures_.size(), failures_.size() + successes_,
-                                   worst->reason);
+      result_.reason =
+          fmt::format("{} of {} requests failed: {}", failures_.size(), failures_.size() + successes_, worst->reason);
     }
   } else if (result_.items.empty()) {
     result_.state = SourceState::no_results;

@@ -11,8 +11,8 @@
 namespace sources {
 namespace {
 
-using nlohmann::json;
 using model::SourceState;
+using nlohmann::json;
 
 constexpr std::string_view kApi = "https://api.github.com";
 constexpr core::UnixSeconds kDay = 86400;
@@ -63,8 +63,7 @@ std::optional<model::Item> parse_repo(const json& r) {
   engage(item, "forks", num(r, "forks_count"));
 
   std::string snippet = description;
-  if (auto lang = opt_str(r, "language"); lang && !lang->empty())
-    snippet += (snippet.empty() ? "" : " \xC2\xB7 ") + *lang;
+  if (auto lang = opt_str(r, "language"); lang && !lang->empty()) snippet += (snippet.empty() ? "" : " \xC2\xB7 ") + *lang;
   if (auto topics = r.find("topics"); topics != r.end() && topics->is_array()) {
     std::string list;
     for (const auto& t : *topics)
@@ -129,8 +128,7 @@ Failure explain(const Fetched& f) {
 enum class Kind { repos, issues };
 
 // Parses one search answer into the builder; returns the failure state, if any.
-std::optional<SourceState> collect(const Fetched& f, Kind kind, int subquery, const model::Window& window,
-                                   ResultBuilder& out) {
+std::optional<SourceState> collect(const Fetched& f, Kind kind, int subquery, const model::Window& window, ResultBuilder& out) {
   if (f.failure) {
     Failure why = explain(f);
     out.fail(why);
@@ -186,10 +184,10 @@ class GitHub final : public Source {
     std::vector<Call> calls;
     auto add = [&](Kind kind, std::string_view qualifiers, std::size_t subquery) {
       const std::string terms = fmt::format("{} {}created:>{}", q.sub_queries[subquery].text, qualifiers, since);
-      calls.push_back({kind == Kind::repos ? fmt::format("{}/search/repositories?q={}&sort=stars&order=desc&per_page={}",
-                                                         kApi, core::url_encode(terms), per_page)
-                                           : fmt::format("{}/search/issues?q={}&sort=reactions&order=desc&per_page={}",
-                                                         kApi, core::url_encode(terms), per_page),
+      calls.push_back({kind == Kind::repos ? fmt::format("{}/search/repositories?q={}&sort=stars&order=desc&per_page={}", kApi,
+                                                         core::url_encode(terms), per_page)
+                                           : fmt::format("{}/search/issues?q={}&sort=reactions&order=desc&per_page={}", kApi,
+                                                         core::url_encode(terms), per_page),
                        Expect::json, headers(env)});
       plan.push_back({kind, static_cast<int>(subquery)});
     };
@@ -239,8 +237,8 @@ class GitHub final : public Source {
     std::string terms = "created:>" + since;
     if (!q.domain_terms.empty() && !core::trim(q.domain_terms.front()).empty())
       terms = std::string(core::trim(q.domain_terms.front())) + " " + terms;
-    const std::string url = fmt::format("{}/search/repositories?q={}&sort=stars&order=desc&per_page={}", kApi,
-                                        core::url_encode(terms), per_page);
+    const std::string url =
+        fmt::format("{}/search/repositories?q={}&sort=stars&order=desc&per_page={}", kApi, core::url_encode(terms), per_page);
     ++out.requests();
     collect(fetch(env, url, Expect::json, headers(env)), Kind::repos, 0, q.window, out);
     return out.finish();

@@ -43,7 +43,6 @@ int asked(const FixtureFetcher& f, std::string_view needle) {
 
 core::Config with_token(const std::string& token) { return core::Config({{"GITHUB_TOKEN", token}}, {}); }
 
-
 constexpr const char* kRepos = "/search/repositories?";
 constexpr const char* kIssues = "/search/issues?";
 constexpr const char* kEmpty = R"({"total_count":0,"incomplete_results":false,"items":[]})";
@@ -85,7 +84,8 @@ TEST(GitHub, ParsesRepositoriesAndIssuesIntoItems) {
   EXPECT_EQ(bare.snippet, "");
   EXPECT_TRUE(has_field(bare, "forks"));  // a reported zero is data
   EXPECT_EQ(bare.engagement_value("stars"), 312);
-  EXPECT_EQ(r.items[2].snippet, "HTTP router for WASI 0.3 components & edge runtimes \xC2\xB7 Rust \xC2\xB7 topics: wasi, webassembly");
+  EXPECT_EQ(r.items[2].snippet,
+            "HTTP router for WASI 0.3 components & edge runtimes \xC2\xB7 Rust \xC2\xB7 topics: wasi, webassembly");
 
   const auto& issue = r.items[3];
   EXPECT_EQ(issue.id, "github:issue:3611204587");
@@ -195,7 +195,8 @@ TEST(GitHub, RateLimitStopsFurtherSearches) {
   EXPECT_LE(f.urls().size(), 3u);
 
   FixtureFetcher g;
-  g.on(kRepos, reply(429, R"({"message":"You have exceeded a secondary rate limit."})", "application/json", {{"retry-after", "60"}}));
+  g.on(kRepos,
+       reply(429, R"({"message":"You have exceeded a secondary rate limit."})", "application/json", {{"retry-after", "60"}}));
   TestEnv u(g);
   auto s = gh().search(make_query("rust", "2026-11-01", "2026-11-29"), u.env);
   EXPECT_EQ(s.state, SourceState::rate_limited);
@@ -203,7 +204,11 @@ TEST(GitHub, RateLimitStopsFurtherSearches) {
 
   // The secondary limit comes as a 403 without the remaining-count header.
   FixtureFetcher s2;
-  s2.on(kRepos, reply(403, R"({"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits","status":"403"})"));
+  s2.on(
+      kRepos,
+      reply(
+          403,
+          R"({"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits","status":"403"})"));
   TestEnv w(s2);
   EXPECT_EQ(gh().search(make_query("rust", "2026-11-01", "2026-11-29"), w.env).state, SourceState::rate_limited);
 
@@ -222,8 +227,7 @@ TEST(GitHub, ValidationErrorCarriesGitHubsMessage) {
   auto r = gh().search(make_query("rust", "2026-11-01", "2026-11-29"), t.env);
   EXPECT_EQ(r.state, SourceState::partial);
   EXPECT_EQ(r.items.size(), 3u);
-  EXPECT_NE(r.reason.find("HTTP 422: Validation Failed: Query must include 'is:issue' or 'is:pull-request'"),
-            std::string::npos)
+  EXPECT_NE(r.reason.find("HTTP 422: Validation Failed: Query must include 'is:issue' or 'is:pull-request'"), std::string::npos)
       << r.reason;
 
   FixtureFetcher g;
@@ -244,7 +248,8 @@ TEST(GitHub, ValidationErrorCarriesGitHubsMessage) {
 TEST(GitHub, HostileAnswersEndInAState) {
   const auto repo = [](std::size_t i) {
     return fmt::format(R"({{"id":{},"full_name":"o/r{}","html_url":"https://github.com/o/r{}","stargazers_count":{},)"
-                       R"("created_at":"2026-11-10T00:00:00Z"}})", i, i, i, i);
+                       R"("created_at":"2026-11-10T00:00:00Z"}})",
+                       i, i, i, i);
   };
   HostileTable(gh(), "/search/", Format::json)
       .valid(fixture("github/search_repositories_rust_2026-11.json"))

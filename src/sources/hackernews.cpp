@@ -33,8 +33,8 @@ std::optional<model::Item> parse_hit(const json& hit) {
   engage(item, "points", num(hit, "points"));
   engage(item, "num_comments", num(hit, "num_comments"));
   // Self-posts carry their text as HTML; long ones only need their start for a snippet.
-  item.snippet = core::truncate_utf8(core::html_to_text(core::truncate_utf8(str(hit, "story_text"), 8 * kSnippetBytes)),
-                                     kSnippetBytes);
+  item.snippet =
+      core::truncate_utf8(core::html_to_text(core::truncate_utf8(str(hit, "story_text"), 8 * kSnippetBytes)), kSnippetBytes);
   return item;
 }
 

@@ -41,9 +41,9 @@ TEST(HackerNews, ParsesSearchHitsIntoItems) {
   EXPECT_EQ(a.engagement_value("num_comments"), 411);
   const auto& b = r.items[1];
   EXPECT_EQ(b.url, "https://news.ycombinator.com/item?id=46000002");  // Ask HN: the thread is the item
-  EXPECT_EQ(b.engagement_value("points"), 17);                           // numeric string
-  EXPECT_EQ(b.engagement.size(), 1u);                                     // null comments are absent, not zero
-  EXPECT_EQ(b.snippet, "Thinking about \"migrating\"");                 // self-post HTML decoded to text
+  EXPECT_EQ(b.engagement_value("points"), 17);                        // numeric string
+  EXPECT_EQ(b.engagement.size(), 1u);                                 // null comments are absent, not zero
+  EXPECT_EQ(b.snippet, "Thinking about \"migrating\"");               // self-post HTML decoded to text
 }
 
 TEST(HackerNews, BuildsTheRealQueryWithWindowFilters) {
@@ -85,10 +85,7 @@ TEST(HackerNews, HostileAnswersEndInAState) {
 }
 
 TEST(HackerNews, HostileListingAnswersEndInAState) {
-  HostileTable(hn(), "/search", Format::json)
-      .listing(make_listing_query("2026-11-01", "2026-11-29"))
-      .valid(kSearch)
-      .run();
+  HostileTable(hn(), "/search", Format::json).listing(make_listing_query("2026-11-01", "2026-11-29")).valid(kSearch).run();
 }
 
 // ---- comments ----
@@ -151,9 +148,9 @@ TEST(HackerNewsComments, AFailedThreadSaysWhyAndTheOthersStillArrive) {
   f.on_body("/items/4", R"({"id":4,"children":{"not":"an array"}})");
   f.on_error("/items/5", http::NetError::timeout);
   TestEnv t(f);
-  auto threads = hn().comments(thread_query({"hackernews:1", "hackernews:2", "hackernews:3", "hackernews:4", "hackernews:5",
-                                             "hackernews:../../etc"}),
-                               t.env);
+  auto threads = hn().comments(
+      thread_query({"hackernews:1", "hackernews:2", "hackernews:3", "hackernews:4", "hackernews:5", "hackernews:../../etc"}),
+      t.env);
   ASSERT_EQ(threads.size(), 6u);
   EXPECT_EQ(threads[0].comments.size(), 1u);
   ASSERT_TRUE(threads[1].failure);

@@ -11,9 +11,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/parallel.hpp"
 #include "core/text.hpp"
 #include "core/time.hpp"
-#include "core/parallel.hpp"
 #include "sources/common.hpp"
 
 namespace sources {
@@ -87,10 +87,8 @@ std::optional<Story> parse_story(const json& s) {
   if (thread.empty()) thread = str(s, "short_id_url");
   if (thread.empty()) thread = fmt::format("{}/s/{}", kBase, short_id);
   item.url = str(s, "url");
-  if (item.url.empty())
-    item.url = thread;  // text post: the thread is the item
-  else
-    item.discussion_url = thread;
+  if (item.url.empty()) item.url = thread;  // text post: the thread is the item
+  else item.discussion_url = thread;
   item.author = submitter(s);
   if (auto it = s.find("tags"); it != s.end() && it->is_array())
     for (const auto& t : *it)
@@ -140,8 +138,7 @@ bool contains_phrase(const std::string& text, const std::string& phrase) {
 
 bool matches(const std::set<std::string>& tokens, const std::string& text, std::string_view query) {
   const auto words = needed_words(query);
-  if (!words.empty() &&
-      std::all_of(words.begin(), words.end(), [&](const std::string& w) { return tokens.count(w) > 0; }))
+  if (!words.empty() && std::all_of(words.begin(), words.end(), [&](const std::string& w) { return tokens.count(w) > 0; }))
     return true;
   const std::string phrase = core::casefold(core::collapse_whitespace(query));
   return !phrase.empty() && contains_phrase(text, phrase);
@@ -189,9 +186,7 @@ void merge(Page page, std::vector<Story>& pool, std::set<std::string>& seen) {
     if (seen.insert(s.item.id).second) pool.push_back(std::move(s));
 }
 
-bool in_window(const model::Item& item, const model::Window& w) {
-  return !item.published_at || w.contains(*item.published_at);
-}
+bool in_window(const model::Item& item, const model::Window& w) { return !item.published_at || w.contains(*item.published_at); }
 
 // ---- comments: /s/{short_id}.json carries the story with a flat "comments" list ----
 

@@ -123,9 +123,8 @@ TEST(Lobsters, RequestsListingsAndNamedTags) {
 TEST(Lobsters, DeepRunPagesNewestUntilBeforeTheWindow) {
   FixtureFetcher f;
   serve_listings(f);
-  f.on_body(
-      "lobste.rs/newest/page/2.json",
-      R"([{"short_id":"pg2new","short_id_url":"https://lobste.rs/s/pg2new","created_at":"2026-11-02T10:00:00.000-06:00",
+  f.on_body("lobste.rs/newest/page/2.json",
+            R"([{"short_id":"pg2new","short_id_url":"https://lobste.rs/s/pg2new","created_at":"2026-11-02T10:00:00.000-06:00",
   "title":"Pin projections for async Rust","url":"https://example.dev/pin","score":5,"flags":0,"comment_count":1,
   "description":"","description_plain":"","comments_url":"https://lobste.rs/s/pg2new/pin_projections","submitter_user":"withoutboats",
   "user_is_author":true,"tags":["rust"]},
@@ -186,8 +185,8 @@ TEST(Lobsters, ListingKeepsHottestInWindowWhateverTheDomain) {
   q.window.to = 1795996799;    // 2026-11-29 end
   auto all = lobsters().listing(q, t.env);
   ASSERT_EQ(all.state, SourceState::ok) << all.reason;
-  EXPECT_EQ(ids_for(all, 0), (std::vector<std::string>{"lobsters:k3xq7w", "lobsters:pq0zna", "lobsters:f8m2ds",
-                                                       "lobsters:t0k1o2", "lobsters:zzwho1"}));
+  EXPECT_EQ(ids_for(all, 0), (std::vector<std::string>{"lobsters:k3xq7w", "lobsters:pq0zna", "lobsters:f8m2ds", "lobsters:t0k1o2",
+                                                       "lobsters:zzwho1"}));
   EXPECT_EQ(f.urls(), (std::vector<std::string>{"https://lobste.rs/hottest.json"}));
 
   // A domain run reads the same page; discovery selects its stories (discover::selects).
@@ -201,7 +200,8 @@ TEST(Lobsters, ListingKeepsHottestInWindowWhateverTheDomain) {
 TEST(Lobsters, HostileAnswersEndInAState) {
   const auto story = [](std::size_t i) {
     return fmt::format(R"({{"short_id":"s{}","title":"Rust story {}","url":"https://example.com/{}","score":1,)"
-                       R"("created_at":"2026-11-20T10:00:00.000-06:00","tags":["rust"]}})", i, i, i);
+                       R"("created_at":"2026-11-20T10:00:00.000-06:00","tags":["rust"]}})",
+                       i, i, i);
   };
   HostileTable(lobsters(), "lobste.rs/", Format::json)
       .valid(fixture("lobsters/hottest_2026-11-28.json"))

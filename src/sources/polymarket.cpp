@@ -227,12 +227,10 @@ std::optional<model::Item> parse_market_item(const json& m) {
   const std::string slug = str(m, "slug");
   model::Item item;
   if (!event_slug.empty())
-    item.url = slug.empty() ? fmt::format("{}/event/{}", kSite, event_slug)
-                            : fmt::format("{}/event/{}/{}", kSite, event_slug, slug);
-  else if (!slug.empty())
-    item.url = fmt::format("{}/market/{}", kSite, slug);
-  else
-    return std::nullopt;
+    item.url =
+        slug.empty() ? fmt::format("{}/event/{}", kSite, event_slug) : fmt::format("{}/event/{}/{}", kSite, event_slug, slug);
+  else if (!slug.empty()) item.url = fmt::format("{}/market/{}", kSite, slug);
+  else return std::nullopt;
   item.id = "polymarket:market:" + id;
   item.source = "polymarket";
   item.title = market->question;
@@ -252,7 +250,8 @@ bool is_market(const json& obj) {
 
 // Parses a /public-search object or an /events or /markets array into the builder;
 // max_items caps what is kept.
-void collect(const Fetched& f, int subquery, ResultBuilder& out, std::size_t max_items = std::numeric_limits<std::size_t>::max()) {
+void collect(const Fetched& f, int subquery, ResultBuilder& out,
+             std::size_t max_items = std::numeric_limits<std::size_t>::max()) {
   if (f.failure) return out.fail(*f.failure);
   Failure bad{};
   auto doc = parse_json(f.response.body, &bad);

@@ -59,7 +59,7 @@ TEST(Polymarket, ParsesPublicSearchEventsIntoItems) {
   EXPECT_FALSE(a.discussion_url.has_value());
   EXPECT_FALSE(a.author.has_value());
   EXPECT_EQ(a.container, "Polymarket");
-  EXPECT_EQ(a.published_at, at("2026-11-28T21:14:03Z"));  // updatedAt, fraction dropped
+  EXPECT_EQ(a.published_at, at("2026-11-28T21:14:03Z"));        // updatedAt, fraction dropped
   EXPECT_DOUBLE_EQ(a.engagement_value("volume"), 48213377.31);  // numeric string
   EXPECT_DOUBLE_EQ(a.engagement_value("liquidity"), 3120450.8841);
   EXPECT_DOUBLE_EQ(a.engagement_value("volume24hr"), 1288304.102);
@@ -150,7 +150,7 @@ TEST(Polymarket, OddValuesAreToleratedNotInvented) {
   ASSERT_NE(odd, nullptr);
   EXPECT_FALSE(has_field(*odd, "odds"));       // outcomes string is malformed: no odds at all
   EXPECT_FALSE(has_field(*odd, "liquidity"));  // negative event value rejected; market's is junk
-  EXPECT_FALSE(has_field(*odd, "volume"));  // "NaN" rejected; the market sum, 1e308, is not a plausible volume
+  EXPECT_FALSE(has_field(*odd, "volume"));     // "NaN" rejected; the market sum, 1e308, is not a plausible volume
   EXPECT_EQ(odd->published_at, at("2026-11-10T00:00:00Z"));
   EXPECT_EQ(odd->snippet, "bold & more");
   const auto* bad = by_id(r.items, "polymarket:2");
@@ -166,10 +166,13 @@ TEST(Polymarket, OddValuesAreToleratedNotInvented) {
 TEST(Polymarket, HostileAnswersEndInAState) {
   const auto event = [](std::size_t i) {
     return fmt::format(R"({{"id":"{}","title":"Fed event {}","slug":"fed-{}","active":true,"closed":false,)"
-                       R"("volume":"{}","updatedAt":"2026-11-20T10:00:00Z"}})", i, i, i, i);
+                       R"("volume":"{}","updatedAt":"2026-11-20T10:00:00Z"}})",
+                       i, i, i, i);
   };
   HostileTable(pm(), "/public-search?", Format::json)
-      .call([](const sources::Source& s, sources::Env& env) { return s.search(make_query("fed", "2026-10-31", "2026-11-29"), env); }, 25)
+      .call([](const sources::Source& s,
+               sources::Env& env) { return s.search(make_query("fed", "2026-10-31", "2026-11-29"), env); },
+            25)
       .valid(fixture("polymarket/public_search_fed_2026-11.json"))
       .huge(R"({"events":[)", event, "]}")
       .row("events not a list", json_reply(R"({"events":{"id":1}})"), SourceState::schema_drift)

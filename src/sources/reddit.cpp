@@ -91,7 +91,6 @@ std::optional<std::string> author_name(std::string_view name) {
   return std::string(name);
 }
 
-
 void engage_reddit(model::Item& item, const json& obj) {
   engage(item, "score", num(obj, "score"), Sign::net_score);
   engage(item, "num_comments", num(obj, "num_comments"));
@@ -106,8 +105,8 @@ std::string snippet_of(std::string_view text) { return core::truncate_utf8(text,
 // The escapes reddit writes in attribute values. Not gumbo: HTML text rules would turn a
 // stray "&copy=" in a query string into a copyright sign.
 std::string decode_attribute(std::string_view v) {
-  static constexpr std::pair<std::string_view, char> kEscapes[] = {
-      {"&amp;", '&'}, {"&quot;", '"'}, {"&#39;", '\''}, {"&#x27;", '\''}, {"&lt;", '<'}, {"&gt;", '>'}};
+  static constexpr std::pair<std::string_view, char> kEscapes[] = {{"&amp;", '&'},   {"&quot;", '"'}, {"&#39;", '\''},
+                                                                   {"&#x27;", '\''}, {"&lt;", '<'},   {"&gt;", '>'}};
   std::string out;
   for (std::size_t i = 0; i < v.size();) {
     bool replaced = false;
@@ -246,11 +245,11 @@ std::optional<Failure> parse_listing(const std::string& body, std::vector<model:
     // Error objects look like {"message":"Too Many Requests","error":429}.
     if (doc->is_object() && doc->contains("error")) {
       const auto code = num(*doc, "error").value_or(0);
-      const SourceState state = code == 429                 ? SourceState::rate_limited
+      const SourceState state = code == 429                  ? SourceState::rate_limited
                                 : code == 401 || code == 403 ? SourceState::auth_failed
                                                              : SourceState::error;
-      return Failure{state, fmt::format("reddit error {}: {}", str(*doc, "error"),
-                                        core::truncate_utf8(str(*doc, "message"), 80))};
+      return Failure{state,
+                     fmt::format("reddit error {}: {}", str(*doc, "error"), core::truncate_utf8(str(*doc, "message"), 80))};
     }
     return Failure{SourceState::schema_drift, "answer has no data.children array"};
   }
@@ -260,7 +259,6 @@ std::optional<Failure> parse_listing(const std::string& body, std::vector<model:
 }
 
 // ---- requests ----
-
 
 struct Credentials {
   std::string id, secret;
@@ -308,7 +306,8 @@ Token fetch_token(Env& env, const Credentials& c) {
   if (token.empty()) return prefixed({SourceState::schema_drift, "answer has no access_token"});
   core::redact::add_secret(token);  // a run-time credential: never printed, saved or recorded
   const double lifetime = num(*doc, "expires_in").value_or(3600);
-  return Token{std::move(token), std::nullopt, std::isfinite(lifetime) ? static_cast<long>(std::clamp(lifetime, 0.0, 86400.0)) : 3600};
+  return Token{std::move(token), std::nullopt,
+               std::isfinite(lifetime) ? static_cast<long>(std::clamp(lifetime, 0.0, 86400.0)) : 3600};
 }
 
 // One listing answer (Atom or JSON) into items; the failure otherwise.
@@ -337,7 +336,7 @@ void collect(const Fetched& f, bool oauth, int subquery, const model::Window* wi
 // sub-query whose words it carries, ranked in the order reddit returned it, as if each
 // sub-query had been searched alone.
 
-constexpr int kPackedPage = 100;           // reddit's listing cap: the packed search asks for all of it
+constexpr int kPackedPage = 100;             // reddit's listing cap: the packed search asks for all of it
 constexpr std::size_t kMaxQueryBytes = 512;  // reddit's limit on q
 
 // A sub-query as one group of the packed query: its own parentheses and operator words
@@ -398,7 +397,8 @@ std::optional<std::string> add_scores(Env& env, SourceResult& result) {
   std::vector<Call> calls;
   for (std::size_t start = 0; start < ids.size(); start += kArcticBatch) {
     std::string joined;
-    for (std::size_t i = start; i < std::min(ids.size(), start + kArcticBatch); ++i) joined += (joined.empty() ? "" : ",") + ids[i];
+    for (std::size_t i = start; i < std::min(ids.size(), start + kArcticBatch); ++i)
+      joined += (joined.empty() ? "" : ",") + ids[i];
     calls.push_back({fmt::format("{}?ids={}&fields=id,score,num_comments,upvote_ratio,created_utc", kArctic, joined)});
   }
   const auto fetched = fetch_concurrently(env, std::move(calls));
@@ -521,8 +521,9 @@ Thread parse_archive_thread(const Fetched& f, std::string_view post, int per_ite
   auto data = doc->is_object() ? doc->find("data") : doc->end();
   if (!doc->is_object() || data == doc->end() || !data->is_array()) {
     const std::string err = doc->is_object() ? str(*doc, "error") : std::string();
-    return {{}, err.empty() ? thread_failure({SourceState::schema_drift, "archive answer has no 'data' array"})
-                            : "archive said: " + core::truncate_utf8(err, 80)};
+    return {{},
+            err.empty() ? thread_failure({SourceState::schema_drift, "archive answer has no 'data' array"})
+                        : "archive said: " + core::truncate_utf8(err, 80)};
   }
   std::vector<model::Comment> out;
   for (const auto& d : *data)
@@ -607,10 +608,11 @@ class Reddit final : public Source {
         out[i].failure = "not a reddit post id";
         continue;
       }
-      calls.push_back({creds ? fmt::format("{}/comments/{}?sort=top&depth=1&limit=25", kOauth, post)
-                             : fmt::format("{}?link_id={}&limit=100&fields=id,author,body,score,parent_id,permalink,distinguished,stickied",
-                                           kArcticComments, post),
-                       Expect::json, headers});
+      calls.push_back(
+          {creds ? fmt::format("{}/comments/{}?sort=top&depth=1&limit=25", kOauth, post)
+                 : fmt::format("{}?link_id={}&limit=100&fields=id,author,body,score,parent_id,permalink,distinguished,stickied",
+                               kArcticComments, post),
+           Expect::json, headers});
       asked.push_back(i);
     }
     auto fetched = fetch_concurrently(env, std::move(calls), 4);
@@ -626,9 +628,10 @@ class Reddit final : public Source {
     if (state == SourceState::auth_failed && keyed)
       return "REDDIT_CLIENT_ID / REDDIT_CLIENT_SECRET were rejected: check the script app at reddit.com/prefs/apps";
     if (!keyed)
-      return fmt::format("keyless: RSS search, scores from arctic-shift — set REDDIT_CLIENT_ID and REDDIT_CLIENT_SECRET "
-                         "(a script app at reddit.com/prefs/apps) in {} for the JSON API",
-                         env_file);
+      return fmt::format(
+          "keyless: RSS search, scores from arctic-shift — set REDDIT_CLIENT_ID and REDDIT_CLIENT_SECRET "
+          "(a script app at reddit.com/prefs/apps) in {} for the JSON API",
+          env_file);
     return {};
   }
   std::vector<std::string_view> config_keys() const override { return {"REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET"}; }

@@ -93,7 +93,7 @@ TEST(Reddit, KeylessSearchParsesAtomEntriesAndMergesArchiveScores) {
   EXPECT_EQ(c.url, "https://www.reddit.com/r/rustjerk/comments/1p7qq9z/me_after_1_92/");  // i.redd.it is not an outside link
   EXPECT_FALSE(c.discussion_url.has_value());
   EXPECT_EQ(c.published_at, *core::parse_iso8601("2026-11-26T17:03:11Z"));  // from <updated>
-  EXPECT_TRUE(c.engagement.empty());  // absent, not zero
+  EXPECT_TRUE(c.engagement.empty());                                        // absent, not zero
 
   const auto& d = r.items[3];  // deleted author, video post, null ratio
   EXPECT_EQ(d.id, "reddit:1p8zz10");
@@ -114,13 +114,13 @@ TEST(Reddit, KeylessSearchBuildsTheRealRequests) {
   ASSERT_EQ(urls.size(), 2u);
   EXPECT_EQ(urls[0], kSearchUrl);
   // One batch, base36 ids without the t3_ prefix, in result order; only the fields we use.
-  EXPECT_EQ(urls[1], std::string(kArcticPrefix) +
-                         "1p4xk2a,1p6ab3c,1p7qq9z,1p8zz10&fields=id,score,num_comments,upvote_ratio,created_utc");
+  EXPECT_EQ(urls[1],
+            std::string(kArcticPrefix) + "1p4xk2a,1p6ab3c,1p7qq9z,1p8zz10&fields=id,score,num_comments,upvote_ratio,created_utc");
 }
 
 TEST(Reddit, WindowLengthPicksTheTimeFilter) {
-  const std::vector<std::pair<int, std::string>> cases = {
-      {1, "t=day"}, {7, "t=week"}, {30, "t=month"}, {31, "t=month"}, {90, "t=year"}, {365, "t=year"}, {400, "t=all"}};
+  const std::vector<std::pair<int, std::string>> cases = {{1, "t=day"},   {7, "t=week"},   {30, "t=month"}, {31, "t=month"},
+                                                          {90, "t=year"}, {365, "t=year"}, {400, "t=all"}};
   for (const auto& [days, want] : cases) {
     FixtureFetcher f;
     keyless_routes(f);
@@ -143,7 +143,8 @@ TEST(Reddit, SubQueriesShareOneSearchAndScoresAreOneBatch) {
   ASSERT_EQ(r.state, SourceState::ok) << r.reason;
   const auto urls = f.urls();
   ASSERT_EQ(urls.size(), 2u) << "one paced search for both sub-queries, then the scores";
-  EXPECT_EQ(urls[0], "https://www.reddit.com/search.rss?q=%28rust%201.92%29%20OR%20%28async%20trait%29&sort=relevance&t=month&limit=100");
+  EXPECT_EQ(urls[0],
+            "https://www.reddit.com/search.rss?q=%28rust%201.92%29%20OR%20%28async%20trait%29&sort=relevance&t=month&limit=100");
   EXPECT_EQ(urls[1].rfind(kArcticPrefix, 0), 0u);
   EXPECT_EQ(r.requests, 2);
   ASSERT_EQ(r.items.size(), 4u);
@@ -168,8 +169,8 @@ TEST(Reddit, PackedGroupsKeepTheirOwnMeaning) {
   keyless_routes(f);
   TestEnv t(f);
   auto q = make_query("tokio (runtime)", "2026-11-01", "2026-11-29");
-  q.sub_queries.push_back({"rust OR go", 0.5});     // an operator word inside a sub-query is a word
-  q.sub_queries.push_back({"\"async rust", 0.5});  // an unbalanced quote would swallow what follows
+  q.sub_queries.push_back({"rust OR go", 0.5});        // an operator word inside a sub-query is a word
+  q.sub_queries.push_back({"\"async rust", 0.5});      // an unbalanced quote would swallow what follows
   q.sub_queries.push_back({"tokio  (runtime)", 0.5});  // the same group twice is asked once
   q.sub_queries.push_back({"\"io uring\" tokio", 0.5});
   (void)reddit().search(q, t.env);
@@ -185,10 +186,11 @@ namespace {
 std::string full_page_about(const std::string& words) {
   std::string feed = R"(<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>s</title>)";
   for (int i = 0; i < 100; ++i)
-    feed += fmt::format(R"(<entry><author><name>/u/a{0}</name></author><category term="rust" label="r/rust"/>)"
-                        R"(<content type="html">x</content><id>t3_zz{0}</id><link href="https://www.reddit.com/r/rust/comments/zz{0}/x/" />)"
-                        R"(<published>2026-11-20T10:00:00+00:00</published><title>{1} number {0}</title></entry>)",
-                        i, words);
+    feed += fmt::format(
+        R"(<entry><author><name>/u/a{0}</name></author><category term="rust" label="r/rust"/>)"
+        R"(<content type="html">x</content><id>t3_zz{0}</id><link href="https://www.reddit.com/r/rust/comments/zz{0}/x/" />)"
+        R"(<published>2026-11-20T10:00:00+00:00</published><title>{1} number {0}</title></entry>)",
+        i, words);
   return feed + "</feed>";
 }
 }  // namespace
@@ -231,8 +233,10 @@ TEST(Reddit, SubQueriesTooLongForOneSearchGoOneEach) {
   auto r = reddit().search(q, t.env);
   const auto urls = f.urls();
   ASSERT_EQ(urls.size(), 3u);
-  EXPECT_EQ(urls[0], fmt::format("https://www.reddit.com/search.rss?q={}&sort=relevance&t=month&limit=100", std::string(300, 'a')));
-  EXPECT_EQ(urls[1], fmt::format("https://www.reddit.com/search.rss?q={}&sort=relevance&t=month&limit=100", std::string(300, 'b')));
+  EXPECT_EQ(urls[0],
+            fmt::format("https://www.reddit.com/search.rss?q={}&sort=relevance&t=month&limit=100", std::string(300, 'a')));
+  EXPECT_EQ(urls[1],
+            fmt::format("https://www.reddit.com/search.rss?q={}&sort=relevance&t=month&limit=100", std::string(300, 'b')));
   EXPECT_EQ(r.requests, 3);
 }
 
@@ -313,7 +317,8 @@ TEST(Reddit, RealRecordedAtomFeedsParse) {
     EXPECT_EQ(a.title, "Rigid frame with flat bars. My kinda bike! RIP Alex Pretti");
     EXPECT_EQ(a.author, "Winyamo");
     EXPECT_EQ(a.container, "r/gravelcycling");
-    EXPECT_EQ(a.url, "https://www.reddit.com/r/gravelcycling/comments/1qm7i79/rigid_frame_with_flat_bars_my_kinda_bike_rip_alex/");
+    EXPECT_EQ(a.url,
+              "https://www.reddit.com/r/gravelcycling/comments/1qm7i79/rigid_frame_with_flat_bars_my_kinda_bike_rip_alex/");
     EXPECT_EQ(a.engagement_value("score"), 2231);
     for (const auto& item : r.items) {
       EXPECT_TRUE(item.published_at.has_value()) << item.id;
@@ -347,7 +352,9 @@ TEST(Reddit, OAuthSearchPostsForATokenThenSearchesWithIt) {
   EXPECT_EQ(search.method, "GET");
   EXPECT_EQ(search.url, "https://oauth.reddit.com/search?q=rust%201.92&t=month&sort=relevance&limit=25&raw_json=1&type=link");
   EXPECT_EQ(inner.header(1, "Authorization"),
-            "bearer eyJhbGciOiJSUzI1NiIsImtpZCI6IlNIQTI1NjpzS3dsMnlsV0VtMjVmcXhwTU40cWY4MXE2OWFFdWFyMnpLMUdhVGxjdWNZIiwidHlwIjoiSldUIn0.test-token-body");
+            "bearer "
+            "eyJhbGciOiJSUzI1NiIsImtpZCI6IlNIQTI1NjpzS3dsMnlsV0VtMjVmcXhwTU40cWY4MXE2OWFFdWFyMnpLMUdhVGxjdWNZIiwidHlwIjoiSldUIn0."
+            "test-token-body");
 
   // Three in-window posts; the October one, the null/odd children and the bad id are dropped.
   ASSERT_EQ(r.items.size(), 3u);
@@ -372,10 +379,10 @@ TEST(Reddit, OAuthSearchPostsForATokenThenSearchesWithIt) {
 
   const auto& c = r.items[2];
   EXPECT_EQ(c.url, "https://www.reddit.com/r/rustjerk/comments/1p7qq9z/me_after_1_92/");  // image, not an outside link
-  EXPECT_FALSE(c.author.has_value());                                                   // "[deleted]"
-  EXPECT_EQ(c.engagement_value("score"), 88);                                           // numeric string
-  EXPECT_FALSE(has_field(c, "num_comments"));                                           // null
-  EXPECT_FALSE(has_field(c, "upvote_ratio"));                                           // 1.7 is not a ratio
+  EXPECT_FALSE(c.author.has_value());                                                     // "[deleted]"
+  EXPECT_EQ(c.engagement_value("score"), 88);                                             // numeric string
+  EXPECT_FALSE(has_field(c, "num_comments"));                                             // null
+  EXPECT_FALSE(has_field(c, "upvote_ratio"));                                             // 1.7 is not a ratio
 }
 
 TEST(Reddit, OAuthTokenFailuresEndTheRunWithoutLeakingSecrets) {
@@ -385,7 +392,8 @@ TEST(Reddit, OAuthTokenFailuresEndTheRunWithoutLeakingSecrets) {
       .secret("p-jcoLKBynTLew")
       .secret("gko_LXELoV07")
       .row("invalid grant", json_reply(R"({"error": "invalid_grant"})"), SourceState::auth_failed)
-      .row("error echoing the secret", json_reply(R"({"error": "gko_LXELoV07ZBNUXrvWZfzE3aI is bad!"})"), SourceState::auth_failed)
+      .row("error echoing the secret", json_reply(R"({"error": "gko_LXELoV07ZBNUXrvWZfzE3aI is bad!"})"),
+           SourceState::auth_failed)
       .row("no access token", json_reply(R"({"token_type": "bearer", "expires_in": 86400})"), SourceState::schema_drift)
       .row("whoa there", reply(200, "<html><body>whoa there, pardner!</body></html>", "text/html"), SourceState::rate_limited)
       .run();
@@ -401,7 +409,8 @@ TEST(Reddit, OAuthTokenFailuresEndTheRunWithoutLeakingSecrets) {
 TEST(Reddit, OAuthSearchFailuresMapToStates) {
   const auto child = [](std::size_t i) {
     return fmt::format(R"({{"kind":"t3","data":{{"id":"z{}","title":"Rust post {}","subreddit":"rust","created_utc":1795633544,)"
-                       R"("permalink":"/r/rust/comments/z{}/x/","score":{}}}}})", i, i, i, i);
+                       R"("permalink":"/r/rust/comments/z{}/x/","score":{}}}}})",
+                       i, i, i, i);
   };
   HostileTable(reddit(), "oauth.reddit.com/search", Format::json)
       .config(oauth_config())
@@ -503,8 +512,9 @@ TEST(Reddit, ListingRequestsTopAndRisingOrADomainSearch) {
     TestEnv t(f, oauth_config());
     reddit().listing(domain, t.env);
     ASSERT_EQ(f.urls().size(), 2u);
-    EXPECT_EQ(f.urls()[1],
-              "https://oauth.reddit.com/search?q=openai%20OR%20large%20language%20model&sort=top&t=week&limit=50&raw_json=1&type=link");
+    EXPECT_EQ(
+        f.urls()[1],
+        "https://oauth.reddit.com/search?q=openai%20OR%20large%20language%20model&sort=top&t=week&limit=50&raw_json=1&type=link");
   }
 }
 
@@ -525,19 +535,23 @@ TEST(Reddit, ListingWithOneFailedStreamIsPartial) {
 TEST(Reddit, HostileFeedAnswersEndInAState) {
   const std::string head = R"(<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom">)";
   const auto entry = [](std::size_t i) {
-    return fmt::format("<entry><id>t3_z{}</id><title>Rust post {}</title><category term=\"rust\"/>"
-                       "<published>2026-11-20T10:00:00+00:00</published></entry>", i, i);
+    return fmt::format(
+        "<entry><id>t3_z{}</id><title>Rust post {}</title><category term=\"rust\"/>"
+        "<published>2026-11-20T10:00:00+00:00</published></entry>",
+        i, i);
   };
   HostileTable(reddit(), "search.rss", Format::xml)
       .also("arctic-shift", fixture("reddit/arctic_ids.json"))
       .valid(fixture("reddit/search_rust.rss.xml"))
-      .huge(head, [&](std::size_t i) { return entry(i); }, "</feed>")
+      .huge(
+          head, [&](std::size_t i) { return entry(i); }, "</feed>")
       .row("blocked", reply(403, "<html><body>You've been blocked by network security.</body></html>", "text/html"),
            SourceState::rate_limited)
       .row("whoa there", reply(200, "<html><body>whoa there, pardner!</body></html>", "text/html"), SourceState::rate_limited)
       .row("no entries", xml_reply(head + "<title>search results</title></feed>"), SourceState::no_results)
-      .row("unusable entries", xml_reply(head + "<entry><id>t1_abc</id><title>a comment</title></entry><entry><id>t3_UPPER/../x</id>"
-                                                "<title>x</title></entry><entry><id>t3_abc</id></entry></feed>"),
+      .row("unusable entries",
+           xml_reply(head + "<entry><id>t1_abc</id><title>a comment</title></entry><entry><id>t3_UPPER/../x</id>"
+                            "<title>x</title></entry><entry><id>t3_abc</id></entry></feed>"),
            SourceState::no_results)
       .run();
   // Without items there is nothing to look up in the archive.
@@ -587,7 +601,8 @@ TEST(RedditComments, KeylessThreadComesFromTheArchiveBestScoredFirst) {
   EXPECT_EQ(c[0].author, "Darksonn");
   EXPECT_EQ(c[0].score, 512);
   EXPECT_EQ(c[0].text,
-            "Maintainer here: the migration guide covers block_in_place. If something in it is unclear, open an issue & we will fix the docs.");
+            "Maintainer here: the migration guide covers block_in_place. If something in it is unclear, open an issue & we will "
+            "fix the docs.");
   EXPECT_EQ(c[0].url, "https://www.reddit.com/r/rust/comments/1q2tok1/tokio_20_is_out_with_a_new_runtime_scheduler/k0aaaa1/");
   EXPECT_EQ(c[1].author, "ferris_fan");
   EXPECT_EQ(c[1].text, "Upgraded 12 crates in an afternoon. The only breakage was our own Vec<JoinHandle> juggling.");
@@ -605,7 +620,8 @@ TEST(RedditComments, OAuthThreadUsesTheSearchTokenAndTheJsonApi) {
   const auto urls = f.urls();
   EXPECT_EQ(std::count(urls.begin(), urls.end(), "https://www.reddit.com/api/v1/access_token"), 1)
       << "one token for the session's searches and comments";
-  EXPECT_NE(std::find(urls.begin(), urls.end(), "https://oauth.reddit.com/comments/1p4xk2a?sort=top&depth=1&limit=25"), urls.end());
+  EXPECT_NE(std::find(urls.begin(), urls.end(), "https://oauth.reddit.com/comments/1p4xk2a?sort=top&depth=1&limit=25"),
+            urls.end());
   EXPECT_EQ(f.header(urls.size() - 1, "Authorization").value_or("").rfind("bearer ", 0), 0u);
   ASSERT_FALSE(threads[0].failure) << *threads[0].failure;
   const auto& c = threads[0].comments;
@@ -631,7 +647,8 @@ TEST(RedditComments, FailuresAreReasonsNeverCrashes) {
   f.on_body("link_id=dddddd", R"J({"data":[{"id":"x","author":"a","body":"hi","score":"NaN","parent_id":"t3_dddddd"},null,7,
     {"id":"y","author":"b","body":"yo","score":1e308,"parent_id":"t3_dddddd","permalink":"javascript:alert(1)"}]})J");
   TestEnv t(f);
-  auto threads = reddit().comments({{"reddit:aaaaaa", "reddit:bbbbbb", "reddit:cccccc", "reddit:dddddd", "reddit:NOT-AN-ID"}, 3}, t.env);
+  auto threads =
+      reddit().comments({{"reddit:aaaaaa", "reddit:bbbbbb", "reddit:cccccc", "reddit:dddddd", "reddit:NOT-AN-ID"}, 3}, t.env);
   ASSERT_EQ(threads.size(), 5u);
   ASSERT_TRUE(threads[0].failure);
   EXPECT_NE(threads[0].failure->find("slow down"), std::string::npos);
@@ -641,7 +658,8 @@ TEST(RedditComments, FailuresAreReasonsNeverCrashes) {
   ASSERT_FALSE(threads[3].failure);
   ASSERT_EQ(threads[3].comments.size(), 2u);
   EXPECT_FALSE(threads[3].comments[0].score.has_value() && !std::isfinite(*threads[3].comments[0].score));
-  for (const auto& c : threads[3].comments) EXPECT_NE(c.url.value_or("").rfind("javascript:", 0), 0u) << "a URL is never built from junk";
+  for (const auto& c : threads[3].comments)
+    EXPECT_NE(c.url.value_or("").rfind("javascript:", 0), 0u) << "a URL is never built from junk";
   EXPECT_TRUE(threads[4].failure);
   EXPECT_EQ(f.urls().size(), 4u);
 }

@@ -63,14 +63,14 @@ struct Query {
   std::vector<model::SubQuery> sub_queries;  // 1..5, first is the main one
   model::Window window;
   model::Depth depth = model::Depth::standard;
-  int limit = 25;  // items wanted per sub-query
+  int limit = 25;             // items wanted per sub-query
   core::UnixSeconds now = 0;  // the run's clock (the recording's under --replay); 0 = wall clock
 };
 
 // Discovery listings: "what is hot now" without a topic.
 struct ListingQuery {
   model::Window window;
-  std::string domain;                 // "" = global
+  std::string domain;                     // "" = global
   std::vector<std::string> domain_terms;  // search terms for a domain run
   std::vector<std::string> subreddits;    // a domain's own subreddits: Reddit lists them instead of searching
   int limit = 30;
@@ -153,9 +153,7 @@ class Source {
   // `doctor`: what to tell the user after a probe ended in `state` — how to enable the
   // source, fix its credentials, or lift a keyless limit ("" = nothing source-specific).
   // `env_file` is where credentials go. Never includes a configured value.
-  virtual std::string advice(model::SourceState, const core::Config&, std::string_view /*env_file*/) const {
-    return {};
-  }
+  virtual std::string advice(model::SourceState, const core::Config&, std::string_view /*env_file*/) const { return {}; }
   // What one request (the unit of LAST30DAYS_BUDGET_<SOURCE>) costs in the platform's own
   // quota with this configuration, for doctor and watch list ("" = nothing to add).
   virtual std::string request_cost(const core::Config&) const { return {}; }

@@ -163,7 +163,8 @@ class StackExchange final : public Source {
   std::string advice(model::SourceState state, const core::Config& c, std::string_view env_file) const override {
     if (!c.get("STACKEXCHANGE_KEY"))
       return fmt::format("keyless: 300 requests a day — set STACKEXCHANGE_KEY in {} for 10,000", env_file);
-    if (state == model::SourceState::auth_failed) return "STACKEXCHANGE_KEY was rejected: check the key at stackapps.com/apps/oauth";
+    if (state == model::SourceState::auth_failed)
+      return "STACKEXCHANGE_KEY was rejected: check the key at stackapps.com/apps/oauth";
     return {};
   }
   std::vector<std::string_view> config_keys() const override { return {"STACKEXCHANGE_KEY"}; }
@@ -175,8 +176,8 @@ class StackExchange final : public Source {
     std::vector<Call> calls;
     for (const auto& sq : q.sub_queries) {
       std::string url = fmt::format(
-          "{}/search/advanced?order=desc&sort=relevance&q={}&fromdate={}&todate={}&site={}&pagesize={}&filter=withbody",
-          kBase, core::url_encode(sq.text), q.window.from, q.window.to, kSite, pagesize);
+          "{}/search/advanced?order=desc&sort=relevance&q={}&fromdate={}&todate={}&site={}&pagesize={}&filter=withbody", kBase,
+          core::url_encode(sq.text), q.window.from, q.window.to, kSite, pagesize);
       if (key && !key->empty()) url += "&key=" + core::url_encode(*key);
       calls.push_back({std::move(url)});
     }
@@ -203,8 +204,8 @@ class StackExchange final : public Source {
     }
 
     SourceResult result = out.finish();
-    if (unasked > 0 && (result.state == SourceState::ok || result.state == SourceState::no_results ||
-                        result.state == SourceState::partial)) {
+    if (unasked > 0 &&
+        (result.state == SourceState::ok || result.state == SourceState::no_results || result.state == SourceState::partial)) {
       std::string why = fmt::format("{}; {} of {} sub-queries left out", stop_reason, unasked, q.sub_queries.size());
       if (result.state == SourceState::partial) why += "; " + result.reason;
       // Out of quota with nothing found: the search could not be made, not "nothing matched".

@@ -57,8 +57,7 @@ TEST(StackExchange, ParsesQuestionsIntoItems) {
   EXPECT_EQ(a.engagement_value("answer_count"), 2);
   EXPECT_EQ(a.engagement_value("view_count"), 412);
   EXPECT_EQ(
-      a.snippet.rfind(
-          "[rust, async-await, rust-tokio] answered. I'm spawning a task with tokio::spawn(async move { ... })", 0),
+      a.snippet.rfind("[rust, async-await, rust-tokio] answered. I'm spawning a task with tokio::spawn(async move { ... })", 0),
       0u)
       << a.snippet;
   EXPECT_EQ(a.snippet.find("<p>"), std::string::npos);
@@ -70,8 +69,7 @@ TEST(StackExchange, ParsesQuestionsIntoItems) {
   EXPECT_EQ(b.engagement.size(), 3u);   // a downvoted question really scores -3
   EXPECT_EQ(b.engagement_value("score"), -3);
   EXPECT_EQ(b.engagement_value("view_count"), 38);
-  EXPECT_EQ(b.snippet,
-            "[rust, rust-tokio] unanswered. Calling block_on inside #[tokio::main] panics & I don't know why.");
+  EXPECT_EQ(b.snippet, "[rust, rust-tokio] unanswered. Calling block_on inside #[tokio::main] panics & I don't know why.");
 
   const auto& c = r.items[2];
   EXPECT_FALSE(c.author.has_value());               // no owner
@@ -113,10 +111,9 @@ TEST(StackExchange, AppendsTheKeyButNeverShowsIt) {
 TEST(StackExchange, KeyEchoedByAnErrorIsRedacted) {
   const std::string key = "U4DMV*8nvpm3EOpvf69Rxw((";
   FixtureFetcher f;
-  f.on_body(
-      "api.stackexchange.com",
-      R"({"error_id":403,"error_message":"key U4DMV*8nvpm3EOpvf69Rxw(( is not valid","error_name":"access_denied"})",
-      "application/json", 400);
+  f.on_body("api.stackexchange.com",
+            R"({"error_id":403,"error_message":"key U4DMV*8nvpm3EOpvf69Rxw(( is not valid","error_name":"access_denied"})",
+            "application/json", 400);
   TestEnv t(f, core::Config({{"STACKEXCHANGE_KEY", key}}, {}));
   auto r = se().search(make_query("tokio", "2026-11-01", "2026-11-29"), t.env);
   EXPECT_EQ(r.state, SourceState::auth_failed);
@@ -143,7 +140,7 @@ TEST(StackExchange, RealRecordedAnswersParse) {
     EXPECT_EQ(a.published_at, 1465897880);
     EXPECT_EQ(a.engagement_value("view_count"), 11);
     EXPECT_EQ(a.engagement_value("answer_count"), 1);
-    EXPECT_EQ(a.engagement.size(), 3u);  // score 0 is reported, so present
+    EXPECT_EQ(a.engagement.size(), 3u);                                                // score 0 is reported, so present
     EXPECT_EQ(a.snippet, "[android, bluetooth-lowenergy, android-wear] unanswered.");  // this filter had no body
   }
   {
@@ -160,13 +157,11 @@ TEST(StackExchange, RealRecordedAnswersParse) {
     EXPECT_EQ(a.title, "Создать ссылки из значений массива");
     EXPECT_EQ(a.author, "Денис");
     EXPECT_EQ(a.published_at, 1510230757);
-    EXPECT_EQ(a.snippet.rfind("[jquery, массивы] unanswered. Добрый день! Имеется массив с произвольной длиной.", 0),
-              0u)
+    EXPECT_EQ(a.snippet.rfind("[jquery, массивы] unanswered. Добрый день! Имеется массив с произвольной длиной.", 0), 0u)
         << a.snippet;
     EXPECT_TRUE(a.snippet.ends_with("\xE2\x80\xA6")) << a.snippet;  // long Cyrillic body cut on a character boundary
     EXPECT_LE(a.snippet.size(), 403u);
-    EXPECT_EQ(r.items[5].title,
-              "Как отучить Windows создавать папку \"System Volume Information\" на съемных носителях?");
+    EXPECT_EQ(r.items[5].title, "Как отучить Windows создавать папку \"System Volume Information\" на съемных носителях?");
     EXPECT_EQ(r.items[11].title, "Запрос текущего местоположения без запуска Provider'ов");
   }
 }
@@ -232,8 +227,8 @@ TEST(StackExchange, ErrorWrapperDecidesTheState) {
        SourceState::auth_failed, "not allowed"},
       {R"({"error_id":400,"error_message":"fromdate","error_name":"bad_parameter"})", 400, SourceState::error,
        "bad_parameter: fromdate"},
-      {R"({"error_id":503,"error_message":"The system is temporarily unavailable","error_name":"temporarily_unavailable"})",
-       503, SourceState::unreachable, "temporarily unavailable"},
+      {R"({"error_id":503,"error_message":"The system is temporarily unavailable","error_name":"temporarily_unavailable"})", 503,
+       SourceState::unreachable, "temporarily unavailable"},
       {R"({"error_id":500,"error_message":"An unexpected error occurred","error_name":"internal_error"})", 500,
        SourceState::error, "internal_error"},
   };
@@ -269,10 +264,13 @@ TEST(StackExchange, ThrottleAfterASuccessIsPartial) {
 TEST(StackExchange, HostileAnswersEndInAState) {
   const auto question = [](std::size_t i) {
     return fmt::format(R"({{"question_id":{},"title":"Tokio question {}","link":"https://stackoverflow.com/q/{}",)"
-                       R"("creation_date":1795633544,"score":1}})", i + 1, i, i + 1);
+                       R"("creation_date":1795633544,"score":1}})",
+                       i + 1, i, i + 1);
   };
   HostileTable(se(), "api.stackexchange.com", Format::json)
-      .call([](const sources::Source& s, sources::Env& env) { return s.search(make_query("tokio", "2026-11-01", "2026-11-29"), env); }, 25)
+      .call([](const sources::Source& s,
+               sources::Env& env) { return s.search(make_query("tokio", "2026-11-01", "2026-11-29"), env); },
+            25)
       .valid(wrapper(kOneQuestion, 250))
       .huge(R"({"items":[)", question, R"(],"has_more":true,"quota_max":300,"quota_remaining":299})")
       .row("quota without items", json_reply(R"({"quota_max":300,"quota_remaining":200})"), SourceState::schema_drift)
@@ -337,8 +335,10 @@ TEST(StackExchangeAnswers, OneRequestForEveryQuestionTopVotedFirst) {
 TEST(StackExchangeAnswers, ThrottledOrBrokenAnswersFailEveryThreadWithoutTheKey) {
   core::Config cfg({{"STACKEXCHANGE_KEY", "sekritkey123"}}, {});
   FixtureFetcher f;
-  f.on_body("/answers", R"({"error_id":502,"error_message":"too many requests from this IP, key sekritkey123","error_name":"throttle_violation"})",
-            "application/json", 400);
+  f.on_body(
+      "/answers",
+      R"({"error_id":502,"error_message":"too many requests from this IP, key sekritkey123","error_name":"throttle_violation"})",
+      "application/json", 400);
   TestEnv t(f, cfg);
   auto threads = sources::find("stackexchange")->comments({{"stackexchange:1", "stackexchange:2", "stackexchange:x"}, 3}, t.env);
   ASSERT_EQ(threads.size(), 3u);

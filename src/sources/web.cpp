@@ -64,8 +64,7 @@ std::optional<core::UnixSeconds> month_day_year(std::string_view s) {
   std::size_t i = sp + 1;
   for (; i < s.size() && s[i] >= '0' && s[i] <= '9' && day < 100; ++i) day = day * 10 + (s[i] - '0');
   if (i >= s.size() || s[i] != ',') return std::nullopt;
-  for (++i; i < s.size() && s[i] == ' '; ++i) {
-  }
+  for (++i; i < s.size() && s[i] == ' '; ++i) {}
   const std::size_t year_start = i;
   for (; i < s.size() && s[i] >= '0' && s[i] <= '9' && year < 10000; ++i) year = year * 10 + (s[i] - '0');
   if (i - year_start != 4) return std::nullopt;
@@ -235,19 +234,21 @@ class Web final : public Source {
     for (std::size_t i = 0; i < asked; ++i) {
       const std::string text = core::url_encode(q.sub_queries[i].text);
       if (key)
-        calls.push_back({fmt::format("{}?q={}&count={}&freshness={}to{}&text_decorations=false", kBrave, text,
-                                     std::clamp(q.limit, 1, 20), core::format_date(q.window.from), core::format_date(q.window.to)),
-                         Expect::json,
-                         {{"X-Subscription-Token", *key}, {"Accept", "application/json"}}});
+        calls.push_back(
+            {fmt::format("{}?q={}&count={}&freshness={}to{}&text_decorations=false", kBrave, text, std::clamp(q.limit, 1, 20),
+                         core::format_date(q.window.from), core::format_date(q.window.to)),
+             Expect::json,
+             {{"X-Subscription-Token", *key}, {"Accept", "application/json"}}});
       else
-        calls.push_back({fmt::format("{}/search?q={}&format=json&time_range={}", *searxng_base(env.config), text, time_range(q.window))});
+        calls.push_back(
+            {fmt::format("{}/search?q={}&format=json&time_range={}", *searxng_base(env.config), text, time_range(q.window))});
     }
     const bool brave = key.has_value();
     auto why_failed = [brave](const Fetched& f) { return brave ? explain_brave(f) : explain_searxng(f); };
     // Together (the HTTP client spaces Brave's requests a second apart); a rejected key or a
     // spent limit drops the rest.
-    const auto fetched = fetch_concurrently(env, std::move(calls), 6,
-                                            [&](const Fetched& f) { return f.failure && hopeless(why_failed(f)); });
+    const auto fetched =
+        fetch_concurrently(env, std::move(calls), 6, [&](const Fetched& f) { return f.failure && hopeless(why_failed(f)); });
     out.requests() += sent_count(fetched);
     for (std::size_t i = 0; i < fetched.size() && !fetched[i].dropped; ++i) {
       const Fetched& f = fetched[i];
@@ -275,7 +276,8 @@ class Web final : public Source {
     const bool brave = setting(c, "BRAVE_API_KEY").has_value();
     if (state == S::skipped_unconfigured)
       return fmt::format("set BRAVE_API_KEY (Brave Search API) or SEARXNG_URL (your own SearXNG) in {}", env_file);
-    if (state == S::auth_failed && brave) return "BRAVE_API_KEY was rejected: copy the key of a Search plan from api-dashboard.search.brave.com";
+    if (state == S::auth_failed && brave)
+      return "BRAVE_API_KEY was rejected: copy the key of a Search plan from api-dashboard.search.brave.com";
     return {};
   }
   std::vector<std::string_view> config_keys() const override { return {"BRAVE_API_KEY", "SEARXNG_URL"}; }

@@ -28,7 +28,6 @@ sources::Query november(const std::string& text = "rust 1.92") {
   return q;
 }
 
-
 }  // namespace
 
 TEST(Web, BraveResultsWithDatesFromPageAgeOrAgeAndUndatedKept) {
@@ -60,7 +59,8 @@ TEST(Web, BraveResultsWithDatesFromPageAgeOrAgeAndUndatedKept) {
 
   ASSERT_EQ(f.urls().size(), 1u);
   EXPECT_EQ(f.urls()[0],
-            "https://api.search.brave.com/res/v1/web/search?q=rust%201.92&count=20&freshness=2026-11-01to2026-11-29&text_decorations=false");
+            "https://api.search.brave.com/res/v1/web/"
+            "search?q=rust%201.92&count=20&freshness=2026-11-01to2026-11-29&text_decorations=false");
   EXPECT_EQ(f.header(0, "X-Subscription-Token"), kKey);
   EXPECT_EQ(f.header(0, "Accept"), "application/json");
 }
@@ -86,9 +86,17 @@ TEST(Web, BraveErrorsInItsOwnForms) {
     std::string says;
   };
   const std::vector<Case> cases = {
-      {422, fixture("web/brave_error_422_subscription_token_invalid.json"), {}, SourceState::auth_failed, "SUBSCRIPTION_TOKEN_INVALID"},
+      {422,
+       fixture("web/brave_error_422_subscription_token_invalid.json"),
+       {},
+       SourceState::auth_failed,
+       "SUBSCRIPTION_TOKEN_INVALID"},
       {401, R"({"type":"ErrorResponse","error":{"status":401,"code":"UNAUTHORIZED"}})", {}, SourceState::auth_failed, "401"},
-      {429, fixture("web/brave_error_429_rate_limited.json"), {{"x-ratelimit-reset", "1, 1419704"}}, SourceState::rate_limited, "RATE_LIMITED"},
+      {429,
+       fixture("web/brave_error_429_rate_limited.json"),
+       {{"x-ratelimit-reset", "1, 1419704"}},
+       SourceState::rate_limited,
+       "RATE_LIMITED"},
       {422, fixture("web/brave_error_422_validation.json"), {}, SourceState::error, "VALIDATION"},
   };
   for (const auto& c : cases) {
@@ -150,7 +158,8 @@ TEST(Web, WithoutEitherSettingItIsSkippedNamingBoth) {
   EXPECT_EQ(web().unconfigured(core::Config()), "set BRAVE_API_KEY or SEARXNG_URL");
   EXPECT_FALSE(web().unconfigured(brave()).has_value());
   EXPECT_FALSE(web().unconfigured(searx()).has_value());
-  for (const char* bad : {"searx.example.org", "ftp://searx.example.org", "https://searx.example.org/search?q=x", "javascript:alert(1)"}) {
+  for (const char* bad :
+       {"searx.example.org", "ftp://searx.example.org", "https://searx.example.org/search?q=x", "javascript:alert(1)"}) {
     auto why = web().unconfigured(searx(bad));
     ASSERT_TRUE(why.has_value()) << bad;
     EXPECT_NE(why->find("SEARXNG_URL"), std::string::npos) << *why;
@@ -170,9 +179,11 @@ TEST(Web, HostileAnswersEndInAState) {
       .huge(R"({"type":"search","web":{"results":[)", page, "]}}")
       .row("results of the wrong shape", json_reply(R"({"web":{"results":{"0":1}}})"), SourceState::schema_drift)
       .row("another kind of answer", json_reply(R"({"type":"something-else"})"), SourceState::schema_drift)
-      .row("results of the wrong type",
-           json_reply(R"({"type":"search","web":{"results":[null,1,{"url":"https://x.example"},{"title":"no url"},{"title":"t","url":"file:///etc/passwd"}]}})"),
-           SourceState::no_results)
+      .row(
+          "results of the wrong type",
+          json_reply(
+              R"({"type":"search","web":{"results":[null,1,{"url":"https://x.example"},{"title":"no url"},{"title":"t","url":"file:///etc/passwd"}]}})"),
+          SourceState::no_results)
       .run();
   HostileTable(web(), kSearx, Format::json)
       .config(searx())

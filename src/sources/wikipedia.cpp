@@ -28,10 +28,33 @@ constexpr std::size_t kMeasured = 10;  // leaders whose own daily views are fetc
 
 // Namespaces of English Wikipedia (and their talk pages): not articles.
 bool is_namespace(std::string_view prefix) {
-  static constexpr std::string_view kNamespaces[] = {
-      "talk", "user", "wikipedia", "wp", "project", "file", "image", "mediawiki", "template", "help", "category",
-      "portal", "draft", "timedtext", "module", "special", "media", "book", "education program", "gadget",
-      "gadget definition", "topic", "event", "mos", "tm", "wt", "cat"};
+  static constexpr std::string_view kNamespaces[] = {"talk",
+                                                     "user",
+                                                     "wikipedia",
+                                                     "wp",
+                                                     "project",
+                                                     "file",
+                                                     "image",
+                                                     "mediawiki",
+                                                     "template",
+                                                     "help",
+                                                     "category",
+                                                     "portal",
+                                                     "draft",
+                                                     "timedtext",
+                                                     "module",
+                                                     "special",
+                                                     "media",
+                                                     "book",
+                                                     "education program",
+                                                     "gadget",
+                                                     "gadget definition",
+                                                     "topic",
+                                                     "event",
+                                                     "mos",
+                                                     "tm",
+                                                     "wt",
+                                                     "cat"};
   std::string p = core::lower_ascii(prefix);
   std::replace(p.begin(), p.end(), '_', ' ');
   if (p.size() > 5 && p.ends_with(" talk")) p.resize(p.size() - 5);
@@ -280,7 +303,8 @@ class Wikipedia final : public Source {
     };
     auto top_lists = [&](const std::vector<core::UnixSeconds>& days) {
       std::vector<Call> calls;
-      for (const auto day : days) calls.push_back({fmt::format("{}/top/{}/all-access/{}", kPageviews, kProject, slashed_date(day))});
+      for (const auto day : days)
+        calls.push_back({fmt::format("{}/top/{}/all-access/{}", kPageviews, kProject, slashed_date(day))});
       auto fetched = fetch_concurrently(env, std::move(calls));
       out.requests() += sent_count(fetched);
       return fetched;
@@ -328,7 +352,8 @@ class Wikipedia final : public Source {
     }
     std::vector<std::pair<std::string, Seen>> ranked(seen.begin(), seen.end());
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.second.views > b.second.views; });
-    if (ranked.size() > static_cast<std::size_t>(std::max(q.limit, 1))) ranked.resize(static_cast<std::size_t>(std::max(q.limit, 1)));
+    if (ranked.size() > static_cast<std::size_t>(std::max(q.limit, 1)))
+      ranked.resize(static_cast<std::size_t>(std::max(q.limit, 1)));
 
     const model::Window measured{std::max(q.window.from, today - kMaxListingDays * kDay), today - 1, kMaxListingDays};
     // The leaders' daily views, together; the first that cannot be read stops the measuring
@@ -357,7 +382,8 @@ class Wikipedia final : public Source {
       item.container = std::string(kProject);
       item.published_at = s.best_day;
       engage(item, "views", s.views);
-      item.snippet = fmt::format("among the most-read articles on {} (peak {} views)", core::format_date(s.best_day), human(s.best));
+      item.snippet =
+          fmt::format("among the most-read articles on {} (peak {} views)", core::format_date(s.best_day), human(s.best));
       if (i < dailies.size() && !dailies[i].dropped) {
         Attention a;
         if (auto why = measure(dailies[i], a)) measure_failure = why->reason;  // keep the top-list numbers
@@ -377,10 +403,10 @@ class Wikipedia final : public Source {
     ResultBuilder out(1);
     ++out.requests();
     // Two days back: always published.
-    const Fetched f = fetch(env,
-                            fmt::format("{}/top/{}/all-access/{}", kPageviews, kProject,
-                                        slashed_date(core::start_of_day(clock_of(now)) - 2 * kDay)),
-                            Expect::json);
+    const Fetched f = fetch(
+        env,
+        fmt::format("{}/top/{}/all-access/{}", kPageviews, kProject, slashed_date(core::start_of_day(clock_of(now)) - 2 * kDay)),
+        Expect::json);
     if (f.failure) {
       out.fail(*f.failure);
       return out.finish();

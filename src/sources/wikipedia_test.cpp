@@ -55,7 +55,9 @@ TEST(Wikipedia, ResearchLooksUpTheTopicsArticleAndMeasuresItsAttention) {
   EXPECT_EQ(a.published_at, at("2026-11-21T00:00:00Z")) << "dated by its peak day";
   EXPECT_EQ(a.engagement_value("views"), 146750);
   EXPECT_EQ(a.engagement_value("views_before"), 92140);
-  EXPECT_EQ(a.snippet.rfind("147k views over 29 days (peak 21k on 2026-11-21), 1.6\u00D7 the 29 days before. Rust is a general-purpose", 0), 0u)
+  EXPECT_EQ(a.snippet.rfind(
+                "147k views over 29 days (peak 21k on 2026-11-21), 1.6\u00D7 the 29 days before. Rust is a general-purpose", 0),
+            0u)
       << a.snippet;
   ASSERT_EQ(f.urls().size(), 2u);
   EXPECT_EQ(f.urls()[0], "https://en.wikipedia.org/api/rest_v1/page/summary/Rust_programming_language?redirect=true");
@@ -103,8 +105,8 @@ TEST(Wikipedia, ListingNominatesArticlesOnlyAndMeasuresTheLeaders) {
   const auto* gpt = find(r, "wikipedia:GPT-6");
   ASSERT_NE(gpt, nullptr);
   EXPECT_EQ(gpt->url, "https://en.wikipedia.org/wiki/GPT-6");
-  EXPECT_EQ(gpt->engagement_value("views"), 900 + 950 + 1000 + 980 + 1020 + 1100 + 1050 + 2000 + 4000 + 12000 + 90000 + 400000 + 688214 + 1204522 -
-                                                (900 + 950 + 1000 + 980 + 1020 + 1100 + 1050))
+  EXPECT_EQ(gpt->engagement_value("views"), 900 + 950 + 1000 + 980 + 1020 + 1100 + 1050 + 2000 + 4000 + 12000 + 90000 + 400000 +
+                                                688214 + 1204522 - (900 + 950 + 1000 + 980 + 1020 + 1100 + 1050))
       << "views over the measured week, from the article's own daily counts";
   EXPECT_EQ(gpt->engagement_value("views_before"), 900 + 950 + 1000 + 980 + 1020 + 1100 + 1050);
   EXPECT_EQ(gpt->published_at, at("2026-11-28T00:00:00Z"));
@@ -114,7 +116,8 @@ TEST(Wikipedia, ListingNominatesArticlesOnlyAndMeasuresTheLeaders) {
   EXPECT_EQ(thanks->engagement_value("views"), 912330 + 198766) << "unmeasured: the top-list sum";
   EXPECT_EQ(thanks->published_at, at("2026-11-27T00:00:00Z"));
   const auto urls = f.urls();
-  EXPECT_NE(std::find(urls.begin(), urls.end(), "https://wikimedia.org/api/rest_v1/metrics/pageviews/top/en.wikipedia/all-access/2026/11/28"),
+  EXPECT_NE(std::find(urls.begin(), urls.end(),
+                      "https://wikimedia.org/api/rest_v1/metrics/pageviews/top/en.wikipedia/all-access/2026/11/28"),
             urls.end());
   EXPECT_EQ(std::count_if(urls.begin(), urls.end(), [](const std::string& u) { return u.ends_with("/2026/11/29"); }), 0)
       << "today's list does not exist yet: start with yesterday";
@@ -151,19 +154,23 @@ TEST(Wikipedia, MeasuringFailureKeepsTheTopListNumbers) {
 }
 
 TEST(Wikipedia, HostileAnswersEndInAState) {
-  const auto article = [](std::size_t i) { return fmt::format(R"({{"article":"Article_{}","views":{},"rank":{}}})", i, 900000 - i, i + 1); };
+  const auto article = [](std::size_t i) {
+    return fmt::format(R"({{"article":"Article_{}","views":{},"rank":{}}})", i, 900000 - i, i + 1);
+  };
   HostileTable(wiki(), kTop, Format::json)
       .listing(week_to_29th())
       .also(kDaily, fixture("wikipedia/per_article_gpt6_listing.json"))
       .valid(fixture("wikipedia/top_2026-11-27.json"))
-      .huge(R"({"items":[{"project":"en.wikipedia","access":"all-access","year":"2026","month":"11","day":"27","articles":[)", article,
-            "]}]}")
+      .huge(R"({"items":[{"project":"en.wikipedia","access":"all-access","year":"2026","month":"11","day":"27","articles":[)",
+            article, "]}]}")
       .expect("404", SourceState::error, "no top list for")  // a day not yet published
       .row("articles of the wrong shape", json_reply(R"({"items":{"articles":[]}})"), SourceState::schema_drift)
-      .row("articles of the wrong type",
-           json_reply(R"({"items":[{"articles":[{"article":"Main_Page","views":1},{"article":"Special:Search","views":"9"},{"article":null},7,
+      .row(
+          "articles of the wrong type",
+          json_reply(
+              R"({"items":[{"articles":[{"article":"Main_Page","views":1},{"article":"Special:Search","views":"9"},{"article":null},7,
              {"article":"Ok","views":-5},{"article":"Huge","views":1e300}]}]})"),
-           SourceState::no_results)
+          SourceState::no_results)
       .run();
   // Research: the article's summary answers, its daily views do not.
   for (const auto& c : standard_hostile_answers(Format::json)) {

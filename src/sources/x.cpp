@@ -68,7 +68,8 @@ std::string unescape(std::string_view s) {
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
     bool hit = false;
-    for (auto [from, to] : {std::pair<std::string_view, char>{"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&#39;", '\''}}) {
+    for (auto [from, to] :
+         {std::pair<std::string_view, char>{"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&#39;", '\''}}) {
       if (s.substr(i, from.size()) == from) {
         out.push_back(to);
         i += from.size();
@@ -113,7 +114,8 @@ std::optional<model::Item> parse_tweet(const json& t, const std::map<std::string
   item.source = "x";
   std::string username;
   if (auto u = users.find(str(t, "author_id")); u != users.end() && valid_username(u->second)) username = u->second;
-  const std::string post = username.empty() ? "https://x.com/i/web/status/" + id : fmt::format("https://x.com/{}/status/{}", username, id);
+  const std::string post =
+      username.empty() ? "https://x.com/i/web/status/" + id : fmt::format("https://x.com/{}/status/{}", username, id);
   if (!username.empty()) item.author = username;
   item.url = post;
   if (auto ents = t.find("entities"); ents != t.end() && ents->is_object()) {
@@ -194,8 +196,9 @@ Failure explain(const Fetched& f) {
   if (r.status == 401) return {SourceState::auth_failed, "X rejected X_BEARER_TOKEN (HTTP 401)"};
   // A 403 that is a block page or a spent limit (the generic classifier says so) is not the app's fault.
   if (r.status == 403 && f.failure && f.failure->state != SourceState::rate_limited)
-    return {SourceState::auth_failed, fmt::format("X refused the app (HTTP 403{}){}", reason.empty() ? "" : ", " + core::truncate_utf8(reason, 40),
-                                                  detail.empty() ? "" : ": " + detail)};
+    return {SourceState::auth_failed,
+            fmt::format("X refused the app (HTTP 403{}){}", reason.empty() ? "" : ", " + core::truncate_utf8(reason, 40),
+                        detail.empty() ? "" : ": " + detail)};
   Failure out = *f.failure;
   if (r.status == 400 && !detail.empty()) out.reason = "X rejected the query: " + detail;
   return out;
@@ -208,9 +211,9 @@ struct Outcome {
 };
 
 std::string search_url(const std::string& query, const Span& span, int max_results, std::string_view sort) {
-  return fmt::format("{}?query={}&start_time={}&end_time={}&max_results={}&sort_order={}&{}", kSearch,
-                     core::url_encode(query), core::format_iso8601(span.start), core::format_iso8601(span.end),
-                     std::clamp(max_results, 10, 100), sort, kFields);
+  return fmt::format("{}?query={}&start_time={}&end_time={}&max_results={}&sort_order={}&{}", kSearch, core::url_encode(query),
+                     core::format_iso8601(span.start), core::format_iso8601(span.end), std::clamp(max_results, 10, 100), sort,
+                     kFields);
 }
 
 bool spent(const http::Response& r) { return r.header("x-rate-limit-remaining") == std::optional<std::string>("0"); }
@@ -278,9 +281,9 @@ class X final : public Source {
     const std::vector<http::Header> auth = {{"Authorization", "Bearer " + *tok}};
     std::vector<Call> calls;
     for (std::size_t i = 0; i < wanted; ++i)
-      calls.push_back({search_url(core::truncate_utf8(q.sub_queries[i].text, kMaxQueryBytes) + " -is:retweet", *span,
-                                  q.limit, "relevancy"),
-                       Expect::json, auth});
+      calls.push_back(
+          {search_url(core::truncate_utf8(q.sub_queries[i].text, kMaxQueryBytes) + " -is:retweet", *span, q.limit, "relevancy"),
+           Expect::json, auth});
     // At most kMaxRequests, each sent once, together: an answer that ends the budget drops
     // (cancels, or never sends) the ones after it.
     const auto fetched = fetch_concurrently(env, std::move(calls), kMaxRequests, last_allowed);
@@ -304,13 +307,14 @@ class X final : public Source {
     } else {
       std::string terms;
       for (std::size_t i = 0; i < q.domain_terms.size() && i < 8; ++i)
-        if (!core::trim(q.domain_terms[i]).empty()) terms += (terms.empty() ? "" : " OR ") + std::string(core::trim(q.domain_terms[i]));
+        if (!core::trim(q.domain_terms[i]).empty())
+          terms += (terms.empty() ? "" : " OR ") + std::string(core::trim(q.domain_terms[i]));
       query = "(" + terms + ") -is:retweet lang:en";
     }
     Outcome o(100);
     ++o.out.requests();
-    collect(fetch(env, search_url(query, *span, 100, "relevancy"), Expect::json, {{"Authorization", "Bearer " + *tok}}),
-            *span, 0, o);
+    collect(fetch(env, search_url(query, *span, 100, "relevancy"), Expect::json, {{"Authorization", "Bearer " + *tok}}), *span, 0,
+            o);
     return finish(o, *span, 1, 1);
   }
 

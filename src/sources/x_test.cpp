@@ -22,7 +22,6 @@ core::UnixSeconds at(const char* iso) { return *core::parse_iso8601(iso); }
 
 core::Config keyed() { return core::Config({{"X_BEARER_TOKEN", kToken}}, {}); }
 
-
 // A November 2026 window seen from noon on its last day.
 sources::Query november(const std::string& text = "rust 1.92") {
   auto q = make_query(text, "2026-11-01", "2026-11-29");
@@ -34,7 +33,8 @@ std::string param(const std::string& url, const std::string& name) {
   const auto at = url.find(name + "=");
   if (at == std::string::npos) return {};
   const auto end = url.find('&', at);
-  return core::url_decode(url.substr(at + name.size() + 1, end == std::string::npos ? std::string::npos : end - at - name.size() - 1));
+  return core::url_decode(
+      url.substr(at + name.size() + 1, end == std::string::npos ? std::string::npos : end - at - name.size() - 1));
 }
 
 }  // namespace
@@ -54,7 +54,7 @@ TEST(X, ParsesTweetsUsersLinksAndMetrics) {
   EXPECT_EQ(a.id, "x:2123809639224049665");
   EXPECT_EQ(a.source, "x");
   EXPECT_EQ(a.title, "Rust 1.92 is out: async closures & a faster borrow checker");  // entities decoded, t.co link dropped
-  EXPECT_EQ(a.url, "https://blog.rust-lang.org/2026/11/20/Rust-1.92.0/");               // the shared article
+  EXPECT_EQ(a.url, "https://blog.rust-lang.org/2026/11/20/Rust-1.92.0/");            // the shared article
   EXPECT_EQ(a.discussion_url, "https://x.com/rustlang/status/2123809639224049665");
   EXPECT_EQ(a.author, "rustlang");
   EXPECT_EQ(a.published_at, at("2026-11-20T16:04:11Z"));
@@ -142,7 +142,7 @@ TEST(X, WindowWhollyOlderThanSevenDaysSendsNothing) {
 TEST(X, RateLimitedWithTheResetTimeAndNoRetryStorm) {
   FixtureFetcher f;
   f.on(kRoute, reply(429, fixture("x/error_429_too_many_requests.json"), "application/json",
-                      {{"x-rate-limit-limit", "60"}, {"x-rate-limit-remaining", "0"}, {"x-rate-limit-reset", "1796041800"}}));
+                     {{"x-rate-limit-limit", "60"}, {"x-rate-limit-remaining", "0"}, {"x-rate-limit-reset", "1796041800"}}));
   TestEnv t(f, keyed());
   auto q = november();
   for (const char* s : {"a", "b", "c", "d"}) q.sub_queries.push_back({s, 0.5});
@@ -172,7 +172,8 @@ TEST(X, AtMostThreeRequestsAndNoneAfterTheLimitSaysZero) {
   EXPECT_EQ(r.requests, 3);
 
   FixtureFetcher g;
-  g.on(kRoute, reply(200, fixture("x/search_recent_rust_2026-11.json"), "application/json", {{"x-rate-limit-remaining", "0"}, {"x-rate-limit-reset", "1796041800"}}));
+  g.on(kRoute, reply(200, fixture("x/search_recent_rust_2026-11.json"), "application/json",
+                     {{"x-rate-limit-remaining", "0"}, {"x-rate-limit-reset", "1796041800"}}));
   TestEnv u(g, keyed());
   auto q2 = november();
   q2.sub_queries.push_back({"cargo", 0.5});
@@ -196,7 +197,8 @@ TEST(X, RejectedTokenIsAuthFailedAndNeverEchoed) {
       {401, fixture("x/error_401_unauthorized.json"), SourceState::auth_failed, "X_BEARER_TOKEN"},
       {403, fixture("x/error_403_client_not_enrolled.json"), SourceState::auth_failed, "client-not-enrolled"},
       {400, fixture("x/error_400_invalid_query.json"), SourceState::error, "start_time"},
-      {402, R"({"title":"CreditsDepleted","detail":"Your enrolled account does not have any credits"})", SourceState::rate_limited, "credits"},
+      {402, R"({"title":"CreditsDepleted","detail":"Your enrolled account does not have any credits"})",
+       SourceState::rate_limited, "credits"},
   };
   for (const auto& c : cases) {
     FixtureFetcher f;
@@ -237,9 +239,11 @@ TEST(X, HostileAnswersEndInAState) {
       .huge(R"({"data":[)", tweet, R"(],"meta":{"result_count":20000}})")
       .row("data of the wrong shape", json_reply(R"({"data":{"id":"1"}})"), SourceState::schema_drift)
       .row("neither data nor meta", json_reply(R"({"unexpected":true})"), SourceState::schema_drift)
-      .row("tweets of the wrong type",
-           json_reply(R"({"data":[1,"x",null,{"id":"abc","text":"t"},{"id":"12","text":""},{"text":"no id"}],"meta":{"result_count":6}})"),
-           SourceState::no_results)
+      .row(
+          "tweets of the wrong type",
+          json_reply(
+              R"({"data":[1,"x",null,{"id":"abc","text":"t"},{"id":"12","text":""},{"text":"no id"}],"meta":{"result_count":6}})"),
+          SourceState::no_results)
       .row("only errors", json_reply(R"({"errors":[{"detail":"Could not find tweet"}]})"), SourceState::error)
       .run();
 }

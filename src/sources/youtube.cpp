@@ -74,14 +74,14 @@ Failure explain(const Fetched& f) {
   return out;
 }
 
-
 // search.list answer into items (in rank order).
 std::optional<Failure> parse_search(const std::string& body, std::vector<model::Item>& items) {
   Failure bad{};
   auto doc = parse_json(body, &bad);
   if (!doc) return bad;
   auto list = doc->is_object() ? doc->find("items") : doc->end();
-  if (!doc->is_object() || list == doc->end() || !list->is_array()) return Failure{SourceState::schema_drift, "answer has no 'items' array"};
+  if (!doc->is_object() || list == doc->end() || !list->is_array())
+    return Failure{SourceState::schema_drift, "answer has no 'items' array"};
   for (const auto& r : *list) {
     if (!r.is_object()) continue;
     auto id = r.find("id");
@@ -108,14 +108,16 @@ std::optional<Failure> merge_videos(const std::string& body, std::unordered_map<
   auto doc = parse_json(body, &bad);
   if (!doc) return bad;
   auto list = doc->is_object() ? doc->find("items") : doc->end();
-  if (!doc->is_object() || list == doc->end() || !list->is_array()) return Failure{SourceState::schema_drift, "answer has no 'items' array"};
+  if (!doc->is_object() || list == doc->end() || !list->is_array())
+    return Failure{SourceState::schema_drift, "answer has no 'items' array"};
   for (const auto& v : *list) {
     auto hit = by_id.find(str(v, "id"));
     if (hit == by_id.end()) continue;
     model::Item& item = *hit->second;
     if (auto sn = v.find("snippet"); sn != v.end() && sn->is_object()) {
       if (auto t = core::collapse_whitespace(str(*sn, "title")); !t.empty()) item.title = t;
-      if (auto d = str(*sn, "description"); !d.empty()) item.snippet = core::truncate_utf8(core::collapse_whitespace(d), kSnippetBytes);
+      if (auto d = str(*sn, "description"); !d.empty())
+        item.snippet = core::truncate_utf8(core::collapse_whitespace(d), kSnippetBytes);
       if (auto when = core::parse_iso8601(str(*sn, "publishedAt"))) item.published_at = when;
     }
     if (auto st = v.find("statistics"); st != v.end() && st->is_object()) engage_statistics(item, *st);
@@ -131,8 +133,8 @@ SourceResult api_search(const Query& q, Env& env, const std::string& key) {
   std::vector<Call> calls;
   for (std::size_t i = 0; i < n; ++i)
     calls.push_back({fmt::format(
-        "{}/search?part=snippet&type=video&order=relevance&maxResults={}&publishedAfter={}&publishedBefore={}&q={}&key={}",
-        kApi, std::clamp(q.limit, 1, 50), core::format_iso8601(q.window.from), core::format_iso8601(q.window.to + 1),
+        "{}/search?part=snippet&type=video&order=relevance&maxResults={}&publishedAfter={}&publishedBefore={}&q={}&key={}", kApi,
+        std::clamp(q.limit, 1, 50), core::format_iso8601(q.window.from), core::format_iso8601(q.window.to + 1),
         core::url_encode(q.sub_queries[i].text), core::url_encode(key))});
   // A rejected key or a spent quota drops the searches after it.
   const auto fetched =
@@ -217,9 +219,9 @@ std::optional<model::Item> parse_entry(const json& e) {
 // The environment yt-dlp needs (locale, proxies, its config and cache), and no credentials.
 std::vector<std::string> child_env(const core::Config& c) {
   std::vector<std::string> env;
-  for (const char* key : {"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME",
-                          "http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "no_proxy", "NO_PROXY", "SSL_CERT_FILE",
-                          "SSL_CERT_DIR"})
+  for (const char* key :
+       {"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "http_proxy",
+        "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "no_proxy", "NO_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR"})
     if (auto v = c.get(key)) env.push_back(std::string(key) + "=" + *v);
   return env;
 }
@@ -240,9 +242,11 @@ std::string error_line(std::string_view err) {
 }
 
 SourceState state_of_error(std::string_view line) {
-  if (core::contains_ci(line, "429") || core::contains_ci(line, "too many requests") || core::contains_ci(line, "sign in to confirm"))
+  if (core::contains_ci(line, "429") || core::contains_ci(line, "too many requests") ||
+      core::contains_ci(line, "sign in to confirm"))
     return SourceState::rate_limited;
-  for (std::string_view net : {"unable to download", "failed to resolve", "getaddrinfo", "timed out", "connection", "network is unreachable"})
+  for (std::string_view net :
+       {"unable to download", "failed to resolve", "getaddrinfo", "timed out", "connection", "network is unreachable"})
     if (core::contains_ci(line, net)) return SourceState::unreachable;
   return SourceState::error;
 }
@@ -253,7 +257,11 @@ SourceResult ytdlp_search(const Query& q, Env& env, const std::string& program) 
   const int n = std::clamp(q.limit, 1, 100);
   proc::Options o;
   // The arguments are argv entries, never a shell line: the query cannot inject anything.
-  o.argv = {program, "--dump-json", "--flat-playlist", "--extractor-args", "youtubetab:approximate_date",
+  o.argv = {program,
+            "--dump-json",
+            "--flat-playlist",
+            "--extractor-args",
+            "youtubetab:approximate_date",
             fmt::format("ytsearch{}:{}", n, core::collapse_whitespace(q.sub_queries.front().text))};
   o.env = child_env(env.config);
   o.deadline = env.deadline;
@@ -290,13 +298,17 @@ SourceResult ytdlp_search(const Query& q, Env& env, const std::string& program) 
       set(some ? SourceState::partial : SourceState::timeout,
           fmt::format("cancelled: run budget exhausted, yt-dlp stopped ({} results kept)", r.items.size()));
       break;
-    case proc::End::too_large: set(some ? SourceState::partial : SourceState::error, "yt-dlp output over the size cap; stopped"); break;
+    case proc::End::too_large:
+      set(some ? SourceState::partial : SourceState::error, "yt-dlp output over the size cap; stopped");
+      break;
     case proc::End::enough: set(SourceState::ok, ""); break;
     case proc::End::exited:
       if (res.exit_code == 0 && res.signal == 0) {
         if (some) set(SourceState::ok, "");
         else if (malformed > 0 && outside == 0) set(SourceState::schema_drift, "yt-dlp printed something other than JSON lines");
-        else set(SourceState::no_results, outside > 0 ? fmt::format("{} videos, none inside the window", outside) : "nothing matched");
+        else
+          set(SourceState::no_results,
+              outside > 0 ? fmt::format("{} videos, none inside the window", outside) : "nothing matched");
       } else {
         const std::string why = error_line(res.stderr_text);
         const std::string what = res.signal != 0 ? fmt::format("yt-dlp killed by signal {}", res.signal)
@@ -339,8 +351,8 @@ class YouTube final : public Source {
     if (!key) return Source::probe(env, now);
     ResultBuilder out(1);
     ++out.requests();
-    const Fetched f = fetch(env, fmt::format("{}/videos?part=id&chart=mostPopular&maxResults=1&key={}", kApi, core::url_encode(*key)),
-                            Expect::json);
+    const Fetched f = fetch(
+        env, fmt::format("{}/videos?part=id&chart=mostPopular&maxResults=1&key={}", kApi, core::url_encode(*key)), Expect::json);
     std::unordered_map<std::string, model::Item*> none;
     if (f.failure) out.fail(explain(f));
     else if (auto bad = merge_videos(f.response.body, none)) out.fail(*bad);
@@ -353,10 +365,13 @@ class YouTube final : public Source {
   std::string advice(model::SourceState state, const core::Config& c, std::string_view env_file) const override {
     using S = model::SourceState;
     if (state == S::skipped_unconfigured) return fmt::format("set YOUTUBE_API_KEY in {}, or install yt-dlp", env_file);
-    if (state == S::auth_failed) return "YOUTUBE_API_KEY was rejected: enable the YouTube Data API v3 for the key's Google Cloud project";
-    if (state == S::rate_limited && api_key(c)) return "YouTube's 10,000 daily units are spent (a search costs 100): wait for midnight Pacific time";
+    if (state == S::auth_failed)
+      return "YOUTUBE_API_KEY was rejected: enable the YouTube Data API v3 for the key's Google Cloud project";
+    if (state == S::rate_limited && api_key(c))
+      return "YouTube's 10,000 daily units are spent (a search costs 100): wait for midnight Pacific time";
     if ((state == S::ok || state == S::no_results) && !api_key(c))
-      return fmt::format("using yt-dlp (views only, dates estimated); set YOUTUBE_API_KEY in {} for likes and comments", env_file);
+      return fmt::format("using yt-dlp (views only, dates estimated); set YOUTUBE_API_KEY in {} for likes and comments",
+                         env_file);
     return {};
   }
   // The costs api_search pays: api_searches() search.list calls, then a videos.list per 50 ids.

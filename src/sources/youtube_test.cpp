@@ -30,7 +30,6 @@ constexpr const char* kVideos = "googleapis.com/youtube/v3/videos?";
 core::UnixSeconds at(const char* iso) { return *core::parse_iso8601(iso); }
 core::Config keyed() { return core::Config({{"YOUTUBE_API_KEY", kKey}}, {}); }
 
-
 const model::Item* find(const sources::SourceResult& r, const std::string& id) {
   for (const auto& i : r.items)
     if (i.id == id) return &i;
@@ -54,7 +53,8 @@ struct FakeYtDlp {
                         << "echo $$ > " << dir.path() << "/pgid\n"
                         << "printf '%s\\n' \"$@\" > " << dir.path() << "/argv\n"
                         << "env > " << dir.path() << "/env\n"
-                        << "if read line; then echo data > " << dir.path() << "/stdin; else echo eof > " << dir.path() << "/stdin; fi\n"
+                        << "if read line; then echo data > " << dir.path() << "/stdin; else echo eof > " << dir.path()
+                        << "/stdin; fi\n"
                         << body;
     ::chmod(path.c_str(), 0755);
   }
@@ -99,8 +99,11 @@ TEST(YouTube, ApiSearchThenStatisticsWithNumbersFromStrings) {
   ASSERT_EQ(urls.size(), 2u);
   EXPECT_EQ(urls[0],
             std::string("https://www.googleapis.com/youtube/v3/search?part=snippet&type=video&order=relevance&maxResults=25&"
-                        "publishedAfter=2026-11-01T00:00:00Z&publishedBefore=2026-11-30T00:00:00Z&q=rust%201.92&key=") + kKey);
-  EXPECT_EQ(urls[1], std::string("https://www.googleapis.com/youtube/v3/videos?part=statistics,snippet&id=q8WgNs4Jx2k,Zx1-_bR9mQe&key=") + kKey);
+                        "publishedAfter=2026-11-01T00:00:00Z&publishedBefore=2026-11-30T00:00:00Z&q=rust%201.92&key=") +
+                kKey);
+  EXPECT_EQ(
+      urls[1],
+      std::string("https://www.googleapis.com/youtube/v3/videos?part=statistics,snippet&id=q8WgNs4Jx2k,Zx1-_bR9mQe&key=") + kKey);
 }
 
 TEST(YouTube, FewSearchesBecauseEachCostsAHundredUnits) {
@@ -130,7 +133,8 @@ TEST(YouTube, ApiErrorsAreTheirOwnStates) {
       {400, fixture("youtube/error_400_api_key_invalid.json"), SourceState::auth_failed, "API key not valid"},
       {403, fixture("youtube/error_403_quota_exceeded.json"), SourceState::rate_limited, "quota"},
       {403, fixture("youtube/error_403_service_disabled.json"), SourceState::auth_failed, "YouTube Data API v3"},
-      {400, R"({"error":{"code":400,"message":"Invalid value for publishedAfter","errors":[{"reason":"invalidPublishedAfter"}]}})",
+      {400,
+       R"({"error":{"code":400,"message":"Invalid value for publishedAfter","errors":[{"reason":"invalidPublishedAfter"}]}})",
        SourceState::error, "publishedAfter"},
   };
   for (const auto& c : cases) {
@@ -165,8 +169,9 @@ TEST(YouTube, StatisticsFailureKeepsTheVideosAsPartial) {
 
 TEST(YouTube, HostileAnswersEndInAState) {
   const auto video = [](std::size_t i) {
-    return fmt::format(R"({{"id":{{"videoId":"v{:010}"}},"snippet":{{"title":"rust video {}","publishedAt":"2026-11-20T10:00:00Z","channelTitle":"c"}}}})",
-                       i, i);
+    return fmt::format(
+        R"({{"id":{{"videoId":"v{:010}"}},"snippet":{{"title":"rust video {}","publishedAt":"2026-11-20T10:00:00Z","channelTitle":"c"}}}})",
+        i, i);
   };
   HostileTable(yt(), kSearch, Format::json)
       .config(keyed())
@@ -175,9 +180,11 @@ TEST(YouTube, HostileAnswersEndInAState) {
       .valid(fixture("youtube/search_list_rust_2026-11.json"))
       .huge(R"({"kind":"youtube#searchListResponse","items":[)", video, "]}")
       .row("no items", json_reply(R"({"kind":"youtube#searchListResponse"})"), SourceState::schema_drift)
-      .row("items of the wrong type",
-           json_reply(R"({"items":[1,null,{"id":"notanobject"},{"id":{"videoId":"../../etc"},"snippet":{"title":"x"}},{"id":{"videoId":"abcdefghijk"}}]})"),
-           SourceState::no_results)
+      .row(
+          "items of the wrong type",
+          json_reply(
+              R"({"items":[1,null,{"id":"notanobject"},{"id":{"videoId":"../../etc"},"snippet":{"title":"x"}},{"id":{"videoId":"abcdefghijk"}}]})"),
+          SourceState::no_results)
       .row("a key refused with a body that is not JSON", reply(401, "not even close"), SourceState::auth_failed)
       .run();
 }
@@ -212,7 +219,8 @@ TEST(YouTube, YtDlpLinesAreParsedAndFilteredLocally) {
   EXPECT_FALSE(b->published_at.has_value()) << "no date: kept as undated context";
   EXPECT_EQ(b->hits.at(0).rank, 1);
 
-  EXPECT_EQ(fake.file("argv"), "--dump-json\n--flat-playlist\n--extractor-args\nyoutubetab:approximate_date\nytsearch15:rust 1.92\n");
+  EXPECT_EQ(fake.file("argv"),
+            "--dump-json\n--flat-playlist\n--extractor-args\nyoutubetab:approximate_date\nytsearch15:rust 1.92\n");
   EXPECT_EQ(fake.file("stdin"), "eof\n") << "stdin is closed";
   const std::string env = fake.file("env");
   EXPECT_EQ(env.find("must-not-reach-the-child"), std::string::npos) << "no credentials in the child's environment";
@@ -260,7 +268,8 @@ TEST(YouTube, YtDlpFailuresEndInAState) {
     std::string says;
   };
   const std::vector<Case> cases = {
-      {"echo 'ERROR: [youtube:search] Unable to download API page: <urlopen error [Errno -3] Temporary failure in name resolution>' >&2\nexit 1\n",
+      {"echo 'ERROR: [youtube:search] Unable to download API page: <urlopen error [Errno -3] Temporary failure in name "
+       "resolution>' >&2\nexit 1\n",
        SourceState::unreachable, "Unable to download"},
       {"echo 'ERROR: [youtube] HTTP Error 429: Too Many Requests' >&2\nexit 1\n", SourceState::rate_limited, "429"},
       {"echo 'yt-dlp: error: no such option: --flat-playlist' >&2\nexit 2\n", SourceState::error, "status 2"},
@@ -297,5 +306,6 @@ TEST(YouTube, ProbeWithAKeyCostsOneUnit) {
   auto r = yt().probe(t.env, at("2026-11-29T12:00:00Z"));
   EXPECT_EQ(r.state, SourceState::ok) << r.reason;
   ASSERT_EQ(f.urls().size(), 1u);
-  EXPECT_EQ(f.urls()[0], std::string("https://www.googleapis.com/youtube/v3/videos?part=id&chart=mostPopular&maxResults=1&key=") + kKey);
+  EXPECT_EQ(f.urls()[0],
+            std::string("https://www.googleapis.com/youtube/v3/videos?part=id&chart=mostPopular&maxResults=1&key=") + kKey);
 }

@@ -89,7 +89,8 @@ class PgBackend final : public Backend {
       run(fmt::format("SELECT pg_advisory_xact_lock({})", kSchemaLock), {}, true);
       run("CREATE SCHEMA IF NOT EXISTS last30days", {}, true);
       run("CREATE TABLE IF NOT EXISTS schema_migrations(version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)", {}, true);
-      found = static_cast<int>(std::stoll(rows(run("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", {}, false)).at(0).at(0).value_or("0")));
+      found = static_cast<int>(
+          std::stoll(rows(run("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", {}, false)).at(0).at(0).value_or("0")));
       if (found > latest_version()) throw Error(newer_store_message(found));
       for (const auto& m : migrations()) {
         if (m.version <= found || m.version > target) continue;
@@ -118,9 +119,11 @@ class PgBackend final : public Backend {
         "SELECT m.id, m.title, m.url, m.source, m.first_seen, m.last_seen, m.sightings, m.score, "
         "ts_headline('english', m.snippet, m.q, 'MaxWords=24, MinWords=8, StartSel=\"\", StopSel=\"\"'), m.published_at, "
         "m.max_engagement FROM ("
-        "SELECT f.id, f.title, f.url, f.source, f.first_seen, f.last_seen, f.sightings, f.snippet, f.published_at, f.max_engagement, q, "
+        "SELECT f.id, f.title, f.url, f.source, f.first_seen, f.last_seen, f.sightings, f.snippet, f.published_at, "
+        "f.max_engagement, q, "
         "ts_rank_cd(f.tsv, q) AS score "
-        "FROM findings f, plainto_tsquery('english', ?) q WHERE f.tsv @@ q ORDER BY score DESC, f.id LIMIT ?) m ORDER BY m.score DESC, m.id",
+        "FROM findings f, plainto_tsquery('english', ?) q WHERE f.tsv @@ q ORDER BY score DESC, f.id LIMIT ?) m ORDER BY m.score "
+        "DESC, m.id",
         {text, std::int64_t{limit}});
     for (const auto& r : findings) out.push_back(finding_hit(r));
     const auto briefs = query(
@@ -217,8 +220,7 @@ class PgBackend final : public Backend {
       const int n = static_cast<int>(params.size());
       if (const std::string* name = prepare ? prepared(sql, n) : nullptr)
         sent = PQsendQueryPrepared(conn_, name->c_str(), n, values.data(), nullptr, nullptr, 0);
-      else
-        sent = PQsendQueryParams(conn_, sql.c_str(), n, nullptr, values.data(), nullptr, nullptr, 0);
+      else sent = PQsendQueryParams(conn_, sql.c_str(), n, nullptr, values.data(), nullptr, nullptr, 0);
     }
     if (!sent) fail_connection("cannot send a query");
     return finish();
@@ -270,9 +272,10 @@ class PgBackend final : public Backend {
       Row row;
       row.reserve(static_cast<std::size_t>(m));
       for (int j = 0; j < m; ++j)
-        row.emplace_back(PQgetisnull(r.get(), i, j) ? std::nullopt
-                                                    : std::optional<std::string>(std::string(PQgetvalue(r.get(), i, j),
-                                                                                             static_cast<std::size_t>(PQgetlength(r.get(), i, j)))));
+        row.emplace_back(PQgetisnull(r.get(), i, j)
+                             ? std::nullopt
+                             : std::optional<std::string>(
+                                   std::string(PQgetvalue(r.get(), i, j), static_cast<std::size_t>(PQgetlength(r.get(), i, j)))));
       out.push_back(std::move(row));
     }
     return out;

@@ -18,7 +18,7 @@ namespace store {
 
 namespace {
 
-constexpr int kApplicationId = 0x4C333044;  // "L30D": marks a last30days store
+constexpr int kApplicationId = 0x4C333044;        // "L30D": marks a last30days store
 constexpr std::int64_t kRankedCandidates = 1000;  // library search: matches ranked at most (the newest)
 constexpr std::int64_t kWeightSample = 10000;     // library search: findings its word weights are counted in (the newest)
 
@@ -236,16 +236,18 @@ class SqliteBackend final : public Backend {
       constexpr double rows = static_cast<double>(kWeightSample);
       for (const auto& phrase : phrases) {
         // Past half the sample the IDF is at its floor: counting stops there.
-        const auto n = query("SELECT count(*) FROM (SELECT 1 FROM findings_fts WHERE findings_fts MATCH ? AND rowid >= ? LIMIT ?)",
-                             {phrase, sample_from, std::int64_t{kWeightSample / 2 + 1}});
+        const auto n =
+            query("SELECT count(*) FROM (SELECT 1 FROM findings_fts WHERE findings_fts MATCH ? AND rowid >= ? LIMIT ?)",
+                  {phrase, sample_from, std::int64_t{kWeightSample / 2 + 1}});
         const double hits = std::stod(n.at(0)[0].value_or("0"));
         const double idf = std::log((rows - hits + 0.5) / (hits + 0.5));  // bm25()'s formula and floor
-        idfs += fmt::format(", {:.17f}", idf <= 0.0 ? 1e-6 : idf);  // FTS5 reads no exponent here
+        idfs += fmt::format(", {:.17f}", idf <= 0.0 ? 1e-6 : idf);        // FTS5 reads no exponent here
       }
     }
     // As FTS5's rank function: FTS5 sorts by it and makes snippets for the rows returned only.
     const auto findings = query(
-        "SELECT f.id, f.title, f.url, f.source, f.first_seen, f.last_seen, f.sightings, -m.rank, m.snip, f.published_at, f.max_engagement "
+        "SELECT f.id, f.title, f.url, f.source, f.first_seen, f.last_seen, f.sightings, -m.rank, m.snip, f.published_at, "
+        "f.max_engagement "
         "FROM (SELECT rowid, rank, snippet(findings_fts, 1, '', '', '…', 24) AS snip FROM findings_fts "
         "      WHERE findings_fts MATCH ? AND rank MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?) m "
         "JOIN findings f ON f.id = m.rowid ORDER BY m.rank",
@@ -327,14 +329,11 @@ class SqliteBackend final : public Backend {
     std::string msg = sqlite3_errmsg(db_);
     if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)
       msg = "the store is locked by another process and stayed busy until the deadline";
-    else if (primary == SQLITE_INTERRUPT)
-      msg = "the store did not answer before the deadline";
+    else if (primary == SQLITE_INTERRUPT) msg = "the store did not answer before the deadline";
     else if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT)
       msg += " (the file is damaged or not a SQLite database: move it aside to start a new store)";
-    else if (primary == SQLITE_READONLY)
-      msg += " (the store is read-only: check the file's and its directory's permissions)";
-    else if (primary == SQLITE_FULL)
-      msg += " (the disk is full)";
+    else if (primary == SQLITE_READONLY) msg += " (the store is read-only: check the file's and its directory's permissions)";
+    else if (primary == SQLITE_FULL) msg += " (the disk is full)";
     (void)what;
     if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED || primary == SQLITE_INTERRUPT)
       throw Unanswered(fmt::format("research store {}: {}", path_, msg));

@@ -34,7 +34,8 @@ namespace {
 // row, a hand edit) is Damaged -- a store error a reader can skip the row for -- never a
 // std::stoll exception that ends the run as an internal error.
 [[noreturn]] void damaged(const std::string& v, const char* what) {
-  throw Damaged(fmt::format("a damaged value in the research store: '{}' is not {}", core::printable_line(v.substr(0, 40)), what));
+  throw Damaged(
+      fmt::format("a damaged value in the research store: '{}' is not {}", core::printable_line(v.substr(0, 40)), what));
 }
 std::int64_t as_int(const std::optional<std::string>& v, std::int64_t fallback = 0) {
   if (!v || v->empty()) return fallback;
@@ -88,8 +89,8 @@ std::vector<std::string> split_sources(const std::string& s) {
   return out;
 }
 
-void add_finding(RunInput& in, std::string_view url, std::string_view title, std::string_view source,
-                 std::string_view snippet, double engagement, std::optional<core::UnixSeconds> published) {
+void add_finding(RunInput& in, std::string_view url, std::string_view title, std::string_view source, std::string_view snippet,
+                 double engagement, std::optional<core::UnixSeconds> published) {
   if (core::trim(url).empty()) return;
   const std::string key = core::canonical_url(url);
   for (auto& f : in.findings)
@@ -173,9 +174,10 @@ std::pair<std::int64_t, model::LibraryHit> brief_hit(const Row& r) {
 int latest_version() { return migrations().back().version; }
 
 std::string newer_store_message(int found) {
-  return fmt::format("the research store was made by a newer last30days (schema version {}; this build knows up to {}): "
-                     "upgrade last30days, or point LAST30DAYS_STORE_PATH / LAST30DAYS_STORE_URL elsewhere",
-                     found, latest_version());
+  return fmt::format(
+      "the research store was made by a newer last30days (schema version {}; this build knows up to {}): "
+      "upgrade last30days, or point LAST30DAYS_STORE_PATH / LAST30DAYS_STORE_URL elsewhere",
+      found, latest_version());
 }
 
 std::optional<Location> locate(const core::Config& config, std::string* error) {
@@ -263,7 +265,8 @@ RunInput run_input(const model::DiscoveryReport& report, core::UnixSeconds start
   in.finished_at = finished_at;
   in.source_status = report.source_status;
   for (const auto& t : report.results)
-    for (const auto& it : t.seeds) add_finding(in, it.url, it.title, it.source, it.snippet, it.engagement_total(), it.published_at);
+    for (const auto& it : t.seeds)
+      add_finding(in, it.url, it.title, it.source, it.snippet, it.engagement_total(), it.published_at);
   return in;
 }
 
@@ -322,9 +325,9 @@ void transaction(Backend& db, bool write, F&& body) {
 }
 
 std::int64_t upsert_topic(Backend& db, const std::string& display, std::string_view kind = "research") {
-  const auto rows = db.query(
-      "INSERT INTO topics(key, display) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET key = excluded.key RETURNING id",
-      {topic_key(display, kind), clean(display)});
+  const auto rows =
+      db.query("INSERT INTO topics(key, display) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET key = excluded.key RETURNING id",
+               {topic_key(display, kind), clean(display)});
   return as_int(rows.at(0).at(0));
 }
 
@@ -416,17 +419,22 @@ std::vector<std::int64_t> Store::record(const std::vector<RunInput>& runs, const
         auto [it, fresh] = findings.try_emplace(finding_key(f.url), f);
         if (!fresh) it->second.engagement = std::max(it->second.engagement, f.engagement);
       }
-      const auto run_id = as_int(backend_->query(
-          "INSERT INTO runs(topic_id, kind, window_from, window_to, days, depth, started_at, finished_at, source_status, findings) "
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-          {tid, run.kind, std::int64_t{run.window.from}, std::int64_t{run.window.to}, std::int64_t{run.window.days},
-           std::string(model::to_string(run.depth)), std::int64_t{run.started_at}, std::int64_t{run.finished_at},
-           status_json(run.source_status), static_cast<std::int64_t>(findings.size())}).at(0).at(0));
+      const auto run_id = as_int(
+          backend_
+              ->query("INSERT INTO runs(topic_id, kind, window_from, window_to, days, depth, started_at, finished_at, "
+                      "source_status, findings) "
+                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                      {tid, run.kind, std::int64_t{run.window.from}, std::int64_t{run.window.to}, std::int64_t{run.window.days},
+                       std::string(model::to_string(run.depth)), std::int64_t{run.started_at}, std::int64_t{run.finished_at},
+                       status_json(run.source_status), static_cast<std::int64_t>(findings.size())})
+              .at(0)
+              .at(0));
       // Many rows per statement: a server round trip per finding was the insert rate's
       // limit. Rows stay in key order within and across statements (the lock order above).
       for (auto next = findings.begin(); next != findings.end();) {
         std::string upsert =
-            "INSERT INTO findings(url_key, url, title, source, snippet, published_at, first_seen, last_seen, sightings, max_engagement) "
+            "INSERT INTO findings(url_key, url, title, source, snippet, published_at, first_seen, last_seen, sightings, "
+            "max_engagement) "
             "VALUES ";
         std::string sight = "INSERT INTO sightings(finding_id, run_id, engagement) VALUES ";
         std::vector<Param> params;
@@ -435,8 +443,9 @@ std::vector<std::int64_t> Store::record(const std::vector<RunInput>& runs, const
           const auto& [key, f] = *next;
           upsert += chunk.empty() ? "(?, ?, ?, ?, ?, ?, ?, ?, 1, ?)" : ", (?, ?, ?, ?, ?, ?, ?, ?, 1, ?)";
           sight += chunk.empty() ? "(?, ?, ?)" : ", (?, ?, ?)";
-          params.insert(params.end(), {key, clean(f.url), clean(f.title), clean(f.source), clean(f.snippet), opt_param(f.published_at),
-                                       std::int64_t{run.finished_at}, std::int64_t{run.finished_at}, f.engagement});
+          params.insert(params.end(),
+                        {key, clean(f.url), clean(f.title), clean(f.source), clean(f.snippet), opt_param(f.published_at),
+                         std::int64_t{run.finished_at}, std::int64_t{run.finished_at}, f.engagement});
           chunk.push_back(&*next);
         }
         upsert +=
@@ -451,7 +460,8 @@ std::vector<std::int64_t> Store::record(const std::vector<RunInput>& runs, const
         if (backend_->chains_inserts()) {
           // One statement: the upsert's ids go straight into the sightings, each joined to
           // its finding's engagement by key (RETURNING's order is not promised).
-          std::string chained = "WITH up AS (" + upsert + ") INSERT INTO sightings(finding_id, run_id, engagement) "
+          std::string chained = "WITH up AS (" + upsert +
+                                ") INSERT INTO sightings(finding_id, run_id, engagement) "
                                 "SELECT up.id, ?, v.e FROM up JOIN (VALUES ";
           params.emplace_back(run_id);
           for (const auto* entry : chunk) {
@@ -481,14 +491,16 @@ std::vector<std::int64_t> Store::record(const std::vector<RunInput>& runs, const
             "claim_expires_at = NULL WHERE topic_id = ? AND claimed_by = ? RETURNING topic_id",
             {std::int64_t{run.finished_at}, std::int64_t{run.finished_at}, tid, watch->claimant});
         if (done.empty())
-          throw LeaseLost(fmt::format("the claim on \"{}\" expired and another process took it; this run was not recorded", run.topic));
+          throw LeaseLost(
+              fmt::format("the claim on \"{}\" expired and another process took it; this run was not recorded", run.topic));
         if (!watch->run_json.empty())
           for (const auto& channel : watch->notify_channels)
             backend_->query("INSERT INTO notify_pending(channel, topic_id, created_at, run) VALUES (?, ?, ?, ?)",
                             {channel, tid, std::int64_t{run.finished_at}, clean(watch->run_json)});
       } else {
-        backend_->query("UPDATE watchlist SET last_run_at = ?, next_due_at = ? + CAST(every_hours * 3600 AS BIGINT) WHERE topic_id = ?",
-                        {std::int64_t{run.finished_at}, std::int64_t{run.finished_at}, tid});
+        backend_->query(
+            "UPDATE watchlist SET last_run_at = ?, next_due_at = ? + CAST(every_hours * 3600 AS BIGINT) WHERE topic_id = ?",
+            {std::int64_t{run.finished_at}, std::int64_t{run.finished_at}, tid});
       }
       ids.push_back(run_id);
     }
@@ -535,7 +547,8 @@ Store::SyncStats Store::sync_briefs(const std::filesystem::path& dir, core::Unix
     // This machine's rows; rows from before briefs had an origin ('') are adopted when
     // the file is here, and otherwise left alone (they may be another machine's).
     std::map<std::string, Row> stored, legacy;
-    for (auto& r : backend_->query("SELECT path, mtime, size, hash, origin FROM briefs WHERE origin = ? OR origin = ''", {origin}))
+    for (auto& r :
+         backend_->query("SELECT path, mtime, size, hash, origin FROM briefs WHERE origin = ? OR origin = ''", {origin}))
       if (r[0] && r[0]->rfind(prefix, 0) == 0) (r[4].value_or("") == origin ? stored : legacy)[*r[0]] = r;
     for (const auto& f : files) {
       ++stats.scanned;
@@ -554,20 +567,25 @@ Store::SyncStats Store::sync_briefs(const std::filesystem::path& dir, core::Unix
         auto doc = read_brief(f);
         if (!doc) continue;
         if (doc->hash == row[3].value_or("")) {
-          backend_->query("UPDATE briefs SET mtime = ?, size = ? WHERE origin = ? AND path = ?", {f.mtime, f.size, origin, f.path});
+          backend_->query("UPDATE briefs SET mtime = ?, size = ? WHERE origin = ? AND path = ?",
+                          {f.mtime, f.size, origin, f.path});
           continue;
         }
         backend_->query(
-            "UPDATE briefs SET mtime = ?, size = ?, hash = ?, topic = ?, title = ?, body = ?, indexed_at = ? WHERE origin = ? AND path = ?",
-            {f.mtime, f.size, doc->hash, clean(doc->topic), clean(doc->title), clean(doc->body), std::int64_t{now}, origin, f.path});
+            "UPDATE briefs SET mtime = ?, size = ?, hash = ?, topic = ?, title = ?, body = ?, indexed_at = ? WHERE origin = ? "
+            "AND path = ?",
+            {f.mtime, f.size, doc->hash, clean(doc->topic), clean(doc->title), clean(doc->body), std::int64_t{now}, origin,
+             f.path});
         ++stats.indexed;
         continue;
       }
       auto doc = read_brief(f);
       if (!doc) continue;
       backend_->query(
-          "INSERT INTO briefs(origin, path, mtime, size, hash, topic, title, body, indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-          {origin, f.path, f.mtime, f.size, doc->hash, clean(doc->topic), clean(doc->title), clean(doc->body), std::int64_t{now}});
+          "INSERT INTO briefs(origin, path, mtime, size, hash, topic, title, body, indexed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
+          "?)",
+          {origin, f.path, f.mtime, f.size, doc->hash, clean(doc->topic), clean(doc->title), clean(doc->body),
+           std::int64_t{now}});
       ++stats.indexed;
     }
     for (const auto& [path, row] : stored) {
@@ -587,7 +605,8 @@ bool Store::watch_add(const model::WatchEntry& entry, core::UnixSeconds now) {
     backend_->query(
         "INSERT INTO watchlist(topic_id, days, every_hours, sources, added_at, last_run_at, next_due_at, notify) "
         "VALUES (?, ?, ?, ?, ?, (SELECT MAX(finished_at) FROM runs WHERE topic_id = ?), ?, ?) "
-        "ON CONFLICT(topic_id) DO UPDATE SET days = excluded.days, every_hours = excluded.every_hours, sources = excluded.sources, "
+        "ON CONFLICT(topic_id) DO UPDATE SET days = excluded.days, every_hours = excluded.every_hours, sources = "
+        "excluded.sources, "
         "notify = excluded.notify, "
         "next_due_at = COALESCE(watchlist.last_run_at + CAST(excluded.every_hours * 3600 AS BIGINT), excluded.next_due_at)",
         {tid, std::int64_t{entry.days}, entry.every_hours, join_sources(entry.sources), std::int64_t{now}, tid, std::int64_t{now},
@@ -599,8 +618,10 @@ bool Store::watch_add(const model::WatchEntry& entry, core::UnixSeconds now) {
 bool Store::watch_remove(std::string_view topic) {
   bool removed = false;
   transaction(*backend_, true, [&] {
-    removed = !backend_->query("DELETE FROM watchlist WHERE topic_id = (SELECT id FROM topics WHERE key = ?) RETURNING topic_id",
-                               {topic_key(topic)}).empty();
+    removed = !backend_
+                   ->query("DELETE FROM watchlist WHERE topic_id = (SELECT id FROM topics WHERE key = ?) RETURNING topic_id",
+                           {topic_key(topic)})
+                   .empty();
   });
   return removed;
 }
@@ -629,8 +650,8 @@ std::optional<model::WatchEntry> Store::watch_claim(const std::string& claimant,
       backend_->skip_locked());
   transaction(*backend_, true, [&] {
     out.reset();
-    const auto rows = backend_->query(sql, {claimant, std::int64_t{now + lease_seconds}, std::int64_t{now}, std::int64_t{all ? 1 : 0},
-                                            std::int64_t{since}, std::int64_t{now}});
+    const auto rows = backend_->query(sql, {claimant, std::int64_t{now + lease_seconds}, std::int64_t{now},
+                                            std::int64_t{all ? 1 : 0}, std::int64_t{since}, std::int64_t{now}});
     if (rows.empty()) return;
     Row r = rows[0];
     const auto display = backend_->query("SELECT display FROM topics WHERE id = ?", {as_int(r[0])});
@@ -642,9 +663,10 @@ std::optional<model::WatchEntry> Store::watch_claim(const std::string& claimant,
 
 void Store::watch_release(const std::string& claimant, std::string_view topic) {
   transaction(*backend_, true, [&] {
-    backend_->query("UPDATE watchlist SET claimed_by = NULL, claim_expires_at = NULL "
-                    "WHERE topic_id = (SELECT id FROM topics WHERE key = ?) AND claimed_by = ?",
-                    {topic_key(topic), claimant});
+    backend_->query(
+        "UPDATE watchlist SET claimed_by = NULL, claim_expires_at = NULL "
+        "WHERE topic_id = (SELECT id FROM topics WHERE key = ?) AND claimed_by = ?",
+        {topic_key(topic), claimant});
   });
 }
 
@@ -700,7 +722,8 @@ std::vector<PendingDigest> Store::notify_pending(std::string_view channel) {
   std::vector<PendingDigest> out;
   transaction(*backend_, false, [&] {
     out.clear();
-    for (const auto& r : backend_->query("SELECT id, run FROM notify_pending WHERE channel = ? ORDER BY id", {std::string(channel)}))
+    for (const auto& r :
+         backend_->query("SELECT id, run FROM notify_pending WHERE channel = ? ORDER BY id", {std::string(channel)}))
       out.push_back({as_int(r[0]), r[1].value_or("")});
   });
   return out;
@@ -710,9 +733,10 @@ void Store::notify_done(std::string_view channel, const std::vector<std::int64_t
                         std::string_view detail) {
   transaction(*backend_, true, [&] {
     for (auto id : delivered) backend_->query("DELETE FROM notify_pending WHERE id = ?", {id});
-    backend_->query("INSERT INTO notify_log(channel, at, ok, detail) VALUES (?, ?, ?, ?) ON CONFLICT(channel) DO UPDATE SET "
-                    "at = excluded.at, ok = excluded.ok, detail = excluded.detail",
-                    {std::string(channel), std::int64_t{at}, std::int64_t{ok ? 1 : 0}, clean(detail)});
+    backend_->query(
+        "INSERT INTO notify_log(channel, at, ok, detail) VALUES (?, ?, ?, ?) ON CONFLICT(channel) DO UPDATE SET "
+        "at = excluded.at, ok = excluded.ok, detail = excluded.detail",
+        {std::string(channel), std::int64_t{at}, std::int64_t{ok ? 1 : 0}, clean(detail)});
   });
 }
 
@@ -732,7 +756,8 @@ std::vector<model::DeliveryLog> Store::notify_log() {
 long Store::budget_spent(std::string_view source, std::string_view day) {
   long spent = 0;
   transaction(*backend_, false, [&] {
-    const auto rows = backend_->query("SELECT spent FROM budget_spend WHERE source = ? AND day = ?", {std::string(source), std::string(day)});
+    const auto rows =
+        backend_->query("SELECT spent FROM budget_spend WHERE source = ? AND day = ?", {std::string(source), std::string(day)});
     spent = rows.empty() ? 0 : static_cast<long>(as_int(rows[0][0]));
   });
   return spent;
@@ -741,9 +766,10 @@ long Store::budget_spent(std::string_view source, std::string_view day) {
 void Store::budget_add(std::string_view source, std::string_view day, long requests) {
   if (requests <= 0) return;
   transaction(*backend_, true, [&] {
-    backend_->query("INSERT INTO budget_spend(source, day, spent) VALUES (?, ?, ?) ON CONFLICT(source, day) DO UPDATE SET "
-                    "spent = budget_spend.spent + excluded.spent",
-                    {std::string(source), std::string(day), std::int64_t{requests}});
+    backend_->query(
+        "INSERT INTO budget_spend(source, day, spent) VALUES (?, ?, ?) ON CONFLICT(source, day) DO UPDATE SET "
+        "spent = budget_spend.spent + excluded.spent",
+        {std::string(source), std::string(day), std::int64_t{requests}});
   });
 }
 

@@ -117,9 +117,9 @@ struct Prior {
 };
 struct TopicMemory {
   model::History history;
-  std::vector<std::int64_t> run_ids;    // the topic's runs, oldest first
-  std::map<std::string, Prior> seen;    // finding_key -> prior sightings in this topic
-  int runs_ago(const Prior& p) const;   // runs of this topic since it was first seen
+  std::vector<std::int64_t> run_ids;   // the topic's runs, oldest first
+  std::map<std::string, Prior> seen;   // finding_key -> prior sightings in this topic
+  int runs_ago(const Prior& p) const;  // runs of this topic since it was first seen
 };
 
 struct OpenOptions {
@@ -194,8 +194,8 @@ class Store {
   // Claims one due topic (or, with all, one not run after `since`) for `claimant` until
   // now + lease; nullopt when none is left. Each topic is claimed by exactly one
   // claimant; an expired claim is reclaimed.
-  std::optional<model::WatchEntry> watch_claim(const std::string& claimant, core::UnixSeconds now, long lease_seconds,
-                                               bool all, core::UnixSeconds since);
+  std::optional<model::WatchEntry> watch_claim(const std::string& claimant, core::UnixSeconds now, long lease_seconds, bool all,
+                                               core::UnixSeconds since);
   void watch_release(const std::string& claimant, std::string_view topic);
 
  private:

@@ -49,10 +49,7 @@ std::optional<Endpoint> endpoint_from(const core::Config& cfg, std::string* erro
 std::string request_body(const Endpoint& ep, const ChatRequest& req) {
   json messages = json::array();
   for (const auto& m : req.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
-  json body{{"model", ep.model},
-            {"messages", messages},
-            {"stream", true},
-            {"stream_options", {{"include_usage", true}}}};
+  json body{{"model", ep.model}, {"messages", messages}, {"stream", true}, {"stream_options", {{"include_usage", true}}}};
   if (!req.response_format.empty()) body["response_format"] = core::json::parse_or_discarded(req.response_format);
   return body.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -73,9 +70,7 @@ std::string server_message(const json& doc) {
   return {};
 }
 
-std::string clean_reason(std::string_view s) {
-  return core::truncate_utf8(core::printable_line(core::redact::scrub(s)), 200);
-}
+std::string clean_reason(std::string_view s) { return core::truncate_utf8(core::printable_line(core::redact::scrub(s)), 200); }
 
 std::optional<long> count(const json& usage, const char* key) {
   if (!usage.is_object() || !usage.contains(key) || !usage[key].is_number()) return std::nullopt;
@@ -94,7 +89,7 @@ struct AnswerReader::Impl {
   std::string raw;  // Mode::whole: the body, bounded by max_event
   SseParser sse;
   ChatAnswer answer;
-  bool done = false;      // [DONE] seen
+  bool done = false;  // [DONE] seen
   bool over_cap = false;
 
   Impl(std::size_t mc, std::size_t me)
@@ -171,7 +166,8 @@ struct AnswerReader::Impl {
     if (!answer.error && mode == Mode::whole) {
       const json doc = core::json::parse_or_discarded(raw);
       if (doc.is_discarded()) answer.error = "the model server's answer is not JSON";
-      else if (const auto msg = server_message(doc); !msg.empty()) answer.error = "the model server reported an error: " + clean_reason(msg);
+      else if (const auto msg = server_message(doc); !msg.empty())
+        answer.error = "the model server reported an error: " + clean_reason(msg);
       else event(raw);
     } else if (!answer.error && !done) {
       sse.finish();
@@ -209,7 +205,10 @@ std::string status_reason(const http::Response& r, const Endpoint& ep) {
   switch (r.status) {
     case 401:
     case 403: return fmt::format("{} refused the request (HTTP {}){}; check LAST30DAYS_LLM_KEY", where, r.status, tail);
-    case 404: return fmt::format("{} has no such endpoint or model (HTTP 404){}; check LAST30DAYS_LLM_URL (it ends in /v1) and LAST30DAYS_LLM_MODEL", where, tail);
+    case 404:
+      return fmt::format(
+          "{} has no such endpoint or model (HTTP 404){}; check LAST30DAYS_LLM_URL (it ends in /v1) and LAST30DAYS_LLM_MODEL",
+          where, tail);
     case 429: {
       const auto after = r.header("retry-after");
       return fmt::format("{} is rate-limiting (HTTP 429){}{}", where,
@@ -246,11 +245,17 @@ ChatAnswer ChatClient::complete(const ChatRequest& req, core::Deadline deadline,
         const auto host = core::Url::parse(ep_.base_url);
         const std::string where = host ? host->host : "the model server";
         switch (r.error) {
-          case http::NetError::timeout: out.error = "the model did not finish its answer before the run's deadline (raise --timeout)"; break;
+          case http::NetError::timeout:
+            out.error = "the model did not finish its answer before the run's deadline (raise --timeout)";
+            break;
           case http::NetError::cancelled: out.error = "cancelled before the model finished"; break;
-          case http::NetError::unreachable: out.error = fmt::format("cannot reach {}: {}", where, clean_reason(r.error_detail)); break;
+          case http::NetError::unreachable:
+            out.error = fmt::format("cannot reach {}: {}", where, clean_reason(r.error_detail));
+            break;
           case http::NetError::too_large: out.error = "the model's answer is over the size cap; it was not read further"; break;
-          case http::NetError::redirect_offhost: out.error = fmt::format("{} redirected to another host; not followed (the key stays with its host)", where); break;
+          case http::NetError::redirect_offhost:
+            out.error = fmt::format("{} redirected to another host; not followed (the key stays with its host)", where);
+            break;
           case http::NetError::replay_miss: out.error = "--replay has no recording of this model request"; break;
           default: out.error = fmt::format("the exchange with {} failed: {}", where, clean_reason(r.error_detail)); break;
         }

@@ -23,7 +23,7 @@ namespace synth {
 struct Endpoint {
   std::string base_url;  // ".../v1", without the trailing slash
   std::string model;
-  std::string key;       // empty for a local server without one
+  std::string key;  // empty for a local server without one
   std::string url() const { return base_url + "/chat/completions"; }
 };
 
@@ -43,10 +43,10 @@ struct ChatRequest {
 };
 
 struct ChatAnswer {
-  std::string content;  // the assistant's text, whole
-  std::optional<long> prompt_tokens;      // as the server reported them
+  std::string content;                // the assistant's text, whole
+  std::optional<long> prompt_tokens;  // as the server reported them
   std::optional<long> completion_tokens;
-  std::optional<std::string> error;       // why there is no usable answer
+  std::optional<std::string> error;  // why there is no usable answer
   std::string finish_reason;
   int attempts = 0;
   core::Millis elapsed{0};

@@ -15,9 +15,9 @@ using json = nlohmann::json;
 
 namespace {
 
-constexpr std::size_t kStories = 8;          // research: the best stories
-constexpr std::size_t kEntityStories = 5;    // comparison: per entity
-constexpr std::size_t kTopics = 6;           // discovery: the top topics
+constexpr std::size_t kStories = 8;        // research: the best stories
+constexpr std::size_t kEntityStories = 5;  // comparison: per entity
+constexpr std::size_t kTopics = 6;         // discovery: the top topics
 constexpr std::size_t kItemsPerStory = 2;
 constexpr std::size_t kSnippetBytes = 280;
 constexpr std::size_t kCommentBytes = 220;
@@ -147,7 +147,8 @@ std::vector<Evidence> evidence_of(const model::WatchRun& w) {
   for (const auto* list : {&w.fresh, &w.surging})
     for (const auto& it : *list) {
       if (out.size() >= kWatchItems) break;
-      if (std::none_of(out.begin(), out.end(), [&](const Evidence& e) { return e.id == it.id; })) out.push_back(from_item(it, ""));
+      if (std::none_of(out.begin(), out.end(), [&](const Evidence& e) { return e.id == it.id; }))
+        out.push_back(from_item(it, ""));
     }
   return out;
 }
@@ -200,8 +201,9 @@ std::string user_prompt(Task task, const std::string& subject, const model::Wind
           subject.empty() ? "" : "in " + fenced(subject) + " ", span);
       break;
     case Task::watch:
-      out = fmt::format("Task: say what is new about the watched topic {} since its last run, from the new and surging items below.\n",
-                        fenced(subject));
+      out = fmt::format(
+          "Task: say what is new about the watched topic {} since its last run, from the new and surging items below.\n",
+          fenced(subject));
       break;
   }
   out += "<data>\n";
@@ -226,7 +228,8 @@ ChatRequest chat_request(Task task, const std::string& subject, const model::Win
             {"additionalProperties", false}}}}}}},
       {"required", json::array({"sentences"})},
       {"additionalProperties", false}};
-  req.response_format = json{{"type", "json_schema"}, {"json_schema", {{"name", "synthesis"}, {"strict", true}, {"schema", schema}}}}.dump();
+  req.response_format =
+      json{{"type", "json_schema"}, {"json_schema", {{"name", "synthesis"}, {"strict", true}, {"schema", schema}}}}.dump();
   return req;
 }
 

@@ -17,8 +17,8 @@ namespace synth {
 
 // One citable item as the model sees it and as the verifier checks it.
 struct Evidence {
-  std::string id;      // a report's items[].id: what a sentence cites
-  std::string group;   // the comparison entity or discovery topic it belongs to, else ""
+  std::string id;     // a report's items[].id: what a sentence cites
+  std::string group;  // the comparison entity or discovery topic it belongs to, else ""
   std::string source;
   std::string title;
   std::string url;

@@ -58,9 +58,10 @@ model::Synthesis Synthesizer::run(Task task, const std::string& subject, const m
   out.usage = {estimate, 0, true};
   if (estimate > settings_.max_prompt_tokens) {
     out.usage = {0, 0, true};
-    out.error = fmt::format("not sent: the prompt would take about {} tokens, over the budget of {} "
-                            "(raise LAST30DAYS_LLM_MAX_PROMPT_TOKENS, or use --quick for fewer items)",
-                            estimate, settings_.max_prompt_tokens);
+    out.error = fmt::format(
+        "not sent: the prompt would take about {} tokens, over the budget of {} "
+        "(raise LAST30DAYS_LLM_MAX_PROMPT_TOKENS, or use --quick for fewer items)",
+        estimate, settings_.max_prompt_tokens);
     return finish();
   }
   if (deadline.remaining() < kLeastTime) {

@@ -40,9 +40,8 @@ class Synthesizer {
                          std::stop_token stop) const;
 
   // The common path, for any evidence: prompt, budget, call, parse, verify.
-  model::Synthesis run(Task task, const std::string& subject, const model::Window& window,
-                       const std::vector<std::string>& groups, const std::vector<Evidence>& evidence,
-                       core::Deadline deadline, std::stop_token stop) const;
+  model::Synthesis run(Task task, const std::string& subject, const model::Window& window, const std::vector<std::string>& groups,
+                       const std::vector<Evidence>& evidence, core::Deadline deadline, std::stop_token stop) const;
 
  private:
   ChatClient chat_;

@@ -35,8 +35,16 @@ std::string fold(std::string_view s) {
   for (std::size_t k = 0; k < s.size(); ++k) {
     if (k + 2 < s.size() && static_cast<unsigned char>(s[k]) == 0xE2 && static_cast<unsigned char>(s[k + 1]) == 0x80) {
       const auto c = static_cast<unsigned char>(s[k + 2]);
-      if (c == 0x98 || c == 0x99) { out += '\''; k += 2; continue; }
-      if (c == 0x9C || c == 0x9D) { out += '"'; k += 2; continue; }
+      if (c == 0x98 || c == 0x99) {
+        out += '\'';
+        k += 2;
+        continue;
+      }
+      if (c == 0x9C || c == 0x9D) {
+        out += '"';
+        k += 2;
+        continue;
+      }
     }
     out += s[k];
   }
@@ -116,22 +124,29 @@ bool same_value(const Value& a, double b) {
 // Words that may start a sentence capitalised without being a name.
 bool common_word(const std::string& lower) {
   static const std::set<std::string, std::less<>> kWords{
-      "the", "a", "an", "this", "that", "these", "those", "there", "it", "its", "in", "on", "at", "over", "across",
-      "during", "after", "before", "since", "meanwhile", "also", "both", "all", "many", "most", "several", "some",
-      "few", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "users", "people",
-      "developers", "commenters", "posters", "discussion", "discussions", "threads", "thread", "posts", "post",
-      "reports", "critics", "researchers", "maintainers", "others", "another", "however", "while", "although",
-      "overall", "separately", "elsewhere", "other", "new", "recent", "recently", "early", "community", "much",
-      "more", "less", "interest", "attention", "work", "debate", "questions", "answers", "talk", "news", "coverage",
-      "by", "for", "with", "as", "from", "to", "of", "and", "but", "or", "if", "when", "where", "which", "who",
-      "what", "how", "why", "no", "not", "only", "each", "every", "both", "either", "neither", "top", "popular",
-      "trending", "activity", "release", "releases", "version", "versions", "projects", "project", "repositories",
-      "a", "multiple", "various", "commenters", "readers", "viewers", "traders", "markets", "market", "bettors",
-      "about", "around", "nearly", "almost", "roughly", "over", "under", "i", "ai", "api", "apis", "cli", "ui", "llm", "llms", "oss", "faq"};
+      "the",        "a",          "an",        "this",         "that",        "these",    "those",    "there",
+      "it",         "its",        "in",        "on",           "at",          "over",     "across",   "during",
+      "after",      "before",     "since",     "meanwhile",    "also",        "both",     "all",      "many",
+      "most",       "several",    "some",      "few",          "one",         "two",      "three",    "four",
+      "five",       "six",        "seven",     "eight",        "nine",        "ten",      "users",    "people",
+      "developers", "commenters", "posters",   "discussion",   "discussions", "threads",  "thread",   "posts",
+      "post",       "reports",    "critics",   "researchers",  "maintainers", "others",   "another",  "however",
+      "while",      "although",   "overall",   "separately",   "elsewhere",   "other",    "new",      "recent",
+      "recently",   "early",      "community", "much",         "more",        "less",     "interest", "attention",
+      "work",       "debate",     "questions", "answers",      "talk",        "news",     "coverage", "by",
+      "for",        "with",       "as",        "from",         "to",          "of",       "and",      "but",
+      "or",         "if",         "when",      "where",        "which",       "who",      "what",     "how",
+      "why",        "no",         "not",       "only",         "each",        "every",    "both",     "either",
+      "neither",    "top",        "popular",   "trending",     "activity",    "release",  "releases", "version",
+      "versions",   "projects",   "project",   "repositories", "a",           "multiple", "various",  "commenters",
+      "readers",    "viewers",    "traders",   "markets",      "market",      "bettors",  "about",    "around",
+      "nearly",     "almost",     "roughly",   "over",         "under",       "i",        "ai",       "api",
+      "apis",       "cli",        "ui",        "llm",          "llms",        "oss",      "faq"};
   static const std::set<std::string, std::less<>> kCalendar{
-      "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
-      "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "monday",
-      "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"};
+      "january",   "february", "march",     "april",    "may",    "june",     "july",  "august",
+      "september", "october",  "november",  "december", "jan",    "feb",      "mar",   "apr",
+      "jun",       "jul",      "aug",       "sep",      "sept",   "oct",      "nov",   "dec",
+      "monday",    "tuesday",  "wednesday", "thursday", "friday", "saturday", "sunday"};
   return kWords.count(lower) > 0 || kCalendar.count(lower) > 0 || core::is_stopword(lower);
 }
 
@@ -141,8 +156,14 @@ std::vector<std::string> quoted(std::string_view text, std::string* outside) {
   std::string rest;
   std::size_t k = 0;
   auto opening = [&](std::size_t at, std::size_t* len) {
-    if (text[at] == '"') { *len = 1; return true; }
-    if (text.compare(at, 3, "\xE2\x80\x9C") == 0) { *len = 3; return true; }
+    if (text[at] == '"') {
+      *len = 1;
+      return true;
+    }
+    if (text.compare(at, 3, "\xE2\x80\x9C") == 0) {
+      *len = 3;
+      return true;
+    }
     return false;
   };
   while (k < text.size()) {
@@ -154,8 +175,16 @@ std::vector<std::string> quoted(std::string_view text, std::string* outside) {
     std::size_t end = std::string_view::npos;
     std::size_t close_len = 0;
     for (std::size_t j = k + len; j < text.size(); ++j) {
-      if (text[j] == '"') { end = j; close_len = 1; break; }
-      if (text.compare(j, 3, "\xE2\x80\x9D") == 0) { end = j; close_len = 3; break; }
+      if (text[j] == '"') {
+        end = j;
+        close_len = 1;
+        break;
+      }
+      if (text.compare(j, 3, "\xE2\x80\x9D") == 0) {
+        end = j;
+        close_len = 3;
+        break;
+      }
     }
     if (end == std::string_view::npos) {
       rest += text.substr(k);
@@ -236,16 +265,22 @@ std::vector<std::string> numeric_tokens(std::string_view text) {
     }
     std::size_t start = k;
     // A currency sign or a "v" directly before the number belongs to it ("$5", "v1.2").
-    if (start >= 1 && (text[start - 1] == '$' || ((text[start - 1] == 'v' || text[start - 1] == 'V') &&
-                                                  (start < 2 || !is_alpha(text[start - 2])))))
+    if (start >= 1 && (text[start - 1] == '$' ||
+                       ((text[start - 1] == 'v' || text[start - 1] == 'V') && (start < 2 || !is_alpha(text[start - 2])))))
       --start;
     else if (start >= 3 && (text.compare(start - 3, 3, "\xE2\x82\xAC") == 0)) start -= 3;
     else if (start >= 2 && (text.compare(start - 2, 2, "\xC2\xA3") == 0)) start -= 2;
     std::size_t end = k;
     while (end < text.size()) {
       const char c = text[end];
-      if (is_digit(c) || is_alpha(c) || c == '%') { ++end; continue; }
-      if ((c == '.' || c == ',') && end + 1 < text.size() && is_digit(text[end + 1])) { ++end; continue; }
+      if (is_digit(c) || is_alpha(c) || c == '%') {
+        ++end;
+        continue;
+      }
+      if ((c == '.' || c == ',') && end + 1 < text.size() && is_digit(text[end + 1])) {
+        ++end;
+        continue;
+      }
       break;
     }
     out.emplace_back(text.substr(start, end - start));
@@ -295,8 +330,8 @@ std::optional<std::vector<Claim>> parse_answer(std::string_view content, std::st
 
 Verifier::Verifier(const std::vector<Evidence>& evidence) {
   for (const auto& e : evidence) {
-    std::string text = e.title + " \n " + e.snippet + " \n " + e.container + " \n " + e.author + " \n " +
-                       date_forms(e.date) + " \n " + e.engagement + " \n " + source_name(e.source) + " \n " + e.url;
+    std::string text = e.title + " \n " + e.snippet + " \n " + e.container + " \n " + e.author + " \n " + date_forms(e.date) +
+                       " \n " + e.engagement + " \n " + source_name(e.source) + " \n " + e.url;
     for (const auto& c : e.comments) text += " \n " + c;
     for (const auto& p : e.ratio_fields_pct) text += " " + p;
     Known k;

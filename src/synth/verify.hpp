@@ -37,10 +37,10 @@ class Verifier {
 
  private:
   struct Known {
-    std::string folded;                         // casefolded text, whitespace collapsed
-    std::unordered_set<std::string> words;      // its tokens
-    std::unordered_set<std::string> numbers;    // normalized numeric tokens
-    std::vector<double> values;                 // every number it holds, engagement included
+    std::string folded;                       // casefolded text, whitespace collapsed
+    std::unordered_set<std::string> words;    // its tokens
+    std::unordered_set<std::string> numbers;  // normalized numeric tokens
+    std::vector<double> values;               // every number it holds, engagement included
   };
   std::unordered_map<std::string, Known> known_;
 };

@@ -32,12 +32,13 @@ std::string hostile_hn() {
        "\"><svg onload=alert(4)>", "<iframe src=https://evil.example/frame></iframe>"},
       {"Tokio runtime </style><style>body{display:none}</style> and </title><base href=https://evil.example/>",
        "javascript://tokio.rs/%0aalert(5)", "x' onmouseover='alert(6)", "<object data=https://evil.example/o></object>"},
-      {"Tokio runtime <svg><script>alert(7)</script><animate onbegin=alert(8) attributeName=x dur=1s>", "https://tokio.rs/\" onclick=\"alert(9)",
-       "<math><mtext><table><mglyph><style><img src=x onerror=alert(10)>", "<link rel=stylesheet href=https://evil.example/s.css>"},
+      {"Tokio runtime <svg><script>alert(7)</script><animate onbegin=alert(8) attributeName=x dur=1s>",
+       "https://tokio.rs/\" onclick=\"alert(9)", "<math><mtext><table><mglyph><style><img src=x onerror=alert(10)>",
+       "<link rel=stylesheet href=https://evil.example/s.css>"},
       {"Tokio runtime data: and vbscript: links", "data:text/html,<script>alert(11)</script>", "vbscript:msgbox",
        "<meta http-equiv=refresh content=\"0;url=https://evil.example/\">"},
-      {"Tokio runtime \u202egnp.exe and \x01control\x7f bytes", "https://evil.example/x?a=1&b=\"<>'", "\"onfocus=alert(12) autofocus=\"",
-       "<img srcset=https://evil.example/i.png>"},
+      {"Tokio runtime \u202egnp.exe and \x01control\x7f bytes", "https://evil.example/x?a=1&b=\"<>'",
+       "\"onfocus=alert(12) autofocus=\"", "<img srcset=https://evil.example/i.png>"},
   };
   json hits = json::array();
   int n = 0;
@@ -96,8 +97,8 @@ void walk(GumboNode* node, Dom& dom) {
     const std::string name = a->name, value = a->value;
     if (name.size() >= 2 && (name[0] == 'o' || name[0] == 'O') && (name[1] == 'n' || name[1] == 'N'))
       dom.bad.push_back(tag + " has " + name + "=" + value);
-    if (name == "src" || name == "srcset" || name == "action" || name == "formaction" || name == "xlink:href" ||
-        name == "data" || name == "background" || name == "poster")
+    if (name == "src" || name == "srcset" || name == "action" || name == "formaction" || name == "xlink:href" || name == "data" ||
+        name == "background" || name == "poster")
       dom.bad.push_back(tag + " has " + name + "=" + value);
     if (name == "href") {
       if (el.tag != GUMBO_TAG_A) dom.bad.push_back(tag + " has href=" + value);
@@ -124,12 +125,23 @@ struct Browser {
 
   // One chromium run; extra: --dump-dom, or --screenshot=... --window-size=...
   ProcessResult run(const std::string& page, std::vector<std::string> extra) {
-    std::vector<std::string> args = {"/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu",
+    std::vector<std::string> args = {"/usr/bin/chromium",
+                                     "--headless",
+                                     "--no-sandbox",
+                                     "--disable-gpu",
                                      "--user-data-dir=" + profiles.path() + "/p" + std::to_string(runs++),
-                                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                                     "--no-first-run", "--disable-default-apps", "--disable-extensions", "--hide-scrollbars",
-                                     "--disable-domain-reliability", "--no-pings", "--disable-client-side-phishing-detection",
-                                     "--disable-component-extensions-with-background-pages", "--metrics-recording-only",
+                                     "--disable-background-networking",
+                                     "--disable-component-update",
+                                     "--disable-sync",
+                                     "--no-first-run",
+                                     "--disable-default-apps",
+                                     "--disable-extensions",
+                                     "--hide-scrollbars",
+                                     "--disable-domain-reliability",
+                                     "--no-pings",
+                                     "--disable-client-side-phishing-detection",
+                                     "--disable-component-extensions-with-background-pages",
+                                     "--metrics-recording-only",
                                      "--disable-features=NetworkTimeServiceQuerying,OptimizationHints,Translate,MediaRouter,"
                                      "AutofillServerCommunication,CertificateTransparencyComponentUpdater",
                                      "--proxy-server=http://127.0.0.1:" + std::to_string(proxy.port()),
@@ -153,7 +165,8 @@ std::string render(Scenario& s, const std::string& path, const std::string& topi
 // with every background flag set; a page cannot name these hosts, so it is told apart.
 bool browser_service(const FakeRequest& r) {
   for (const char* host : {"accounts.google.com", "update.googleapis.com"})
-    if (r.target.find(host) != std::string::npos || (r.headers.count("host") && r.headers.at("host").find(host) != std::string::npos))
+    if (r.target.find(host) != std::string::npos ||
+        (r.headers.count("host") && r.headers.at("host").find(host) != std::string::npos))
       return true;
   return false;
 }

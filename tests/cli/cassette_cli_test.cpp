@@ -49,7 +49,8 @@ TEST(CassetteCli, RecordingADeeplyNestedAnswerIsASchemaDriftNotACrash) {
   ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 4) << "signal or error: " << r.exit_code << " " << r.err;
   const auto j = json::parse(r.out);
   EXPECT_EQ(j["source_status"]["hackernews"]["state"], "schema-drift");
-  EXPECT_NE(j["source_status"]["hackernews"]["reason"].get<std::string>().find("JSON nested deeper than 512 levels"), std::string::npos)
+  EXPECT_NE(j["source_status"]["hackernews"]["reason"].get<std::string>().find("JSON nested deeper than 512 levels"),
+            std::string::npos)
       << j["source_status"]["hackernews"].dump();
   int entries = 0;
   for (const auto& f : rec.files()) {
@@ -63,7 +64,8 @@ TEST(CassetteCli, RecordingADeeplyNestedAnswerIsASchemaDriftNotACrash) {
   auto replay = run_last30days(with(kArgs, {"--search", "hn", "--replay", rec.path()}), offline_env(home));
   ASSERT_TRUE(replay.exit_code == 0 || replay.exit_code == 4) << replay.err;
   const auto replayed = json::parse(replay.out)["source_status"]["hackernews"];
-  EXPECT_NE(replayed["reason"].get<std::string>().find("JSON nested deeper than 512 levels"), std::string::npos) << replayed.dump();
+  EXPECT_NE(replayed["reason"].get<std::string>().find("JSON nested deeper than 512 levels"), std::string::npos)
+      << replayed.dump();
 }
 
 // Item 3: a recording directory (checked out from a repository, say) with symlinks at the

@@ -12,8 +12,8 @@ using nlohmann::json;
 namespace {
 
 // No arXiv: its 3 s pacing is not the point here.
-const std::vector<std::string> kArgs = {"tokio runtime", "--as-of", "2026-11-29", "--days", "30",
-                                        "--search", "hn,reddit,github,lobsters,stackexchange,polymarket"};
+const std::vector<std::string> kArgs = {
+    "tokio runtime", "--as-of", "2026-11-29", "--days", "30", "--search", "hn,reddit,github,lobsters,stackexchange,polymarket"};
 
 std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
   args.insert(args.end(), more.begin(), more.end());
@@ -54,8 +54,10 @@ TEST(CommentsCli, JsonQuotesTheBestThreadsOfEveryPlatform) {
   EXPECT_EQ(reddit[0]["author"], "Darksonn");
   EXPECT_EQ(reddit[0]["score"], 512);
   EXPECT_EQ(reddit[0]["text"],
-            "Maintainer here: the migration guide covers block_in_place. If something in it is unclear, open an issue & we will fix the docs.");
-  EXPECT_EQ(reddit[0]["url"], "https://www.reddit.com/r/rust/comments/1q2tok1/tokio_20_is_out_with_a_new_runtime_scheduler/k0aaaa1/");
+            "Maintainer here: the migration guide covers block_in_place. If something in it is unclear, open an issue & we will "
+            "fix the docs.");
+  EXPECT_EQ(reddit[0]["url"],
+            "https://www.reddit.com/r/rust/comments/1q2tok1/tokio_20_is_out_with_a_new_runtime_scheduler/k0aaaa1/");
   EXPECT_EQ(reddit[1]["author"], "ferris_fan");
   EXPECT_NE(std::string(reddit[1]["text"]).find("Vec<JoinHandle>"), std::string::npos) << "entities decoded";
 
@@ -80,8 +82,8 @@ TEST(CommentsCli, JsonQuotesTheBestThreadsOfEveryPlatform) {
   EXPECT_EQ((*lobsters)["comments"][0]["replies"], 1);
   EXPECT_EQ((*lobsters)["comments"][1]["author"], "matklad");
 
-  const json* question =
-      find_item(j, "https://stackoverflow.com/questions/79990001/tokio-runtime-panics-cannot-start-a-runtime-from-within-a-runtime");
+  const json* question = find_item(
+      j, "https://stackoverflow.com/questions/79990001/tokio-runtime-panics-cannot-start-a-runtime-from-within-a-runtime");
   ASSERT_NE(question, nullptr);
   const auto& answers = (*question)["comments"];
   ASSERT_EQ(answers.size(), 3u);
@@ -108,9 +110,11 @@ TEST(CommentsCli, BriefsQuoteOneOrTwoUnderTheItem) {
   auto compact = s.run(kArgs);
   ASSERT_EQ(compact.exit_code, 0) << compact.err;
   const std::string& out = compact.out;
-  EXPECT_NE(out.find("\u201cMaintainer here: the migration guide covers block_in_place. If something in it is unclear, open an issue & we "
-                     "will fix the docs.\u201d \u2014 Darksonn, 512 points"),
-            std::string::npos)
+  EXPECT_NE(
+      out.find(
+          "\u201cMaintainer here: the migration guide covers block_in_place. If something in it is unclear, open an issue & we "
+          "will fix the docs.\u201d \u2014 Darksonn, 512 points"),
+      std::string::npos)
       << out;
   EXPECT_NE(out.find("\u2014 steveklabnik, 3 replies"), std::string::npos) << out;
   EXPECT_NE(out.find("\u2014 Alice & Bob, 21 votes"), std::string::npos) << out;
@@ -123,7 +127,8 @@ TEST(CommentsCli, BriefsQuoteOneOrTwoUnderTheItem) {
 
   auto md = s.run(with(kArgs, {"--emit", "md"}));
   ASSERT_EQ(md.exit_code, 0);
-  EXPECT_NE(md.out.find("\u2014 [Darksonn, 512 points](https://www.reddit.com/r/rust/comments/1q2tok1/"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("\u2014 [Darksonn, 512 points](https://www.reddit.com/r/rust/comments/1q2tok1/"), std::string::npos)
+      << md.out;
   EXPECT_NE(md.out.find("\u2014 [steveklabnik, 3 replies on hackernews](https://news.ycombinator.com/item?id=46021001)"),
             std::string::npos)
       << md.out;

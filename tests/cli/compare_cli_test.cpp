@@ -32,8 +32,8 @@ std::vector<std::string> with(std::vector<std::string> args, const std::vector<s
 }
 
 // Reddit and arXiv are left out where pacing is not the point: they space requests 1 s and 3 s apart.
-const std::vector<std::string> kCompare = {"tokio vs async-std", "--as-of", "2026-11-29", "--days", "30",
-                                           "--search", "hn,github,lobsters,stackexchange,polymarket"};
+const std::vector<std::string> kCompare = {
+    "tokio vs async-std", "--as-of", "2026-11-29", "--days", "30", "--search", "hn,github,lobsters,stackexchange,polymarket"};
 
 std::size_t count(const std::string& haystack, const std::string& needle) {
   std::size_t n = 0;
@@ -50,12 +50,9 @@ TEST(CompareCli, MalformedComparisonsExitTwoBeforeAnyRequest) {
     std::string says;
   };
   const std::vector<Case> cases = {
-      {{"tokio vs "}, "empty last side"},
-      {{" versus tokio"}, "empty first side"},
-      {{"a vs  vs b"}, "empty middle side"},
-      {{"a vs b vs c vs d vs e vs f vs g"}, "7 things"},
-      {{"Rust vs rust"}, "with itself"},
-      {{"tokio vs async-std", "--plan", R"({"sub_queries":["tokio"]})"}, "--plan"},
+      {{"tokio vs "}, "empty last side"},    {{" versus tokio"}, "empty first side"},
+      {{"a vs  vs b"}, "empty middle side"}, {{"a vs b vs c vs d vs e vs f vs g"}, "7 things"},
+      {{"Rust vs rust"}, "with itself"},     {{"tokio vs async-std", "--plan", R"({"sub_queries":["tokio"]})"}, "--plan"},
   };
   for (const auto& c : cases) {
     auto r = s.run(c.args);
@@ -143,7 +140,9 @@ TEST(CompareCli, BriefsShowTheEntitiesSideBySide) {
     ASSERT_NE(row, lines.end()) << label << " row missing:\n" << out;
     ASSERT_GT(row->size(), col2) << *row;
     EXPECT_TRUE((*row)[col1 - 1] == ' ' && (*row)[col1] != ' ' && (*row)[col2 - 1] == ' ' && (*row)[col2] != ' ')
-        << "cells sit under their names:\n" << header << "\n" << *row;
+        << "cells sit under their names:\n"
+        << header << "\n"
+        << *row;
   }
   EXPECT_NE(out.find("Tokio 2.0"), std::string::npos);
   EXPECT_NE(out.find("async-std is discontinued"), std::string::npos);
@@ -199,7 +198,7 @@ TEST(CompareCli, EntitiesRunInParallelNotOneAfterAnother) {
   Scenario s;
   s.set_shaper([](const FakeRequest&, FakeReply& reply) { reply.delay = 400ms; });
   const std::vector<std::string> common = {"--as-of", "2026-11-29", "--search", "hn,github,lobsters,stackexchange,polymarket",
-                                           "--emit", "json"};
+                                           "--emit",  "json"};
   auto one = s.run(with({"tokio"}, common));
   ASSERT_EQ(one.exit_code, 0) << one.err;
   auto three = s.run(with({"tokio vs async-std vs smol"}, common));

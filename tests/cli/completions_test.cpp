@@ -26,7 +26,8 @@ std::set<std::string> long_flags_in_help() {
 std::string complete_bash(const std::string& script_path, const std::vector<std::string>& words) {
   std::string arr;
   for (const auto& w : words) arr += " '" + w + "'";
-  const std::string cmd = "source '" + script_path + "'; COMP_WORDS=(" + arr + "); COMP_CWORD=" + std::to_string(words.size() - 1) +
+  const std::string cmd = "source '" + script_path + "'; COMP_WORDS=(" + arr +
+                          "); COMP_CWORD=" + std::to_string(words.size() - 1) +
                           "; _last30days; (( ${#COMPREPLY[@]} )) && printf '%s\\n' \"${COMPREPLY[@]}\"; true";
   auto r = run_binary({"/bin/bash", "--norc", "-c", cmd}, {}, 10s);
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -58,7 +58,8 @@ TEST(DiscoverCli, OneShotRanksCorroboratedTopicsAndFollowsTheContract) {
   int rank = 0;
   for (const auto& t : j["results"]) {
     EXPECT_EQ(t["rank"], ++rank);
-    for (const char* f : {"name", "velocity_score", "momentum", "sources", "engagement_by_source", "evidence_urls", "command", "enrichment"})
+    for (const char* f :
+         {"name", "velocity_score", "momentum", "sources", "engagement_by_source", "evidence_urls", "command", "enrichment"})
       EXPECT_TRUE(t.contains(f)) << f;
     EXPECT_EQ(t["command"], "last30days '" + t["name"].get<std::string>() + "'");  // single-quoted: shell-safe
     EXPECT_TRUE(names.insert(t["name"]).second);
@@ -173,16 +174,18 @@ TEST(DiscoverCli, AGenericUnknownDomainIsAGlobalRunWithAWarning) {
 
 TEST(DiscoverCli, NothingSolidNamesTheClosestWeakSignal) {
   // Reddit's front page holds only a cat and a "Today": one-source, weak, junk.
-  Scenario s([](const FakeRequest& r) -> std::optional<FakeReply> {
-    if (r.path != "/reddit/r/all/top.rss" && r.path != "/reddit/r/all/rising.rss") return std::nullopt;
-    std::string feed = fill_time_templates(fixture("discover/reddit_all_top.rss.xml"));
-    for (const char* drop : {"1r0gpt6", "1r0qtel", "1r0octo"}) {
-      const auto id = feed.find(std::string("t3_") + drop);
-      const auto start = feed.rfind("<entry>", id);
-      feed.erase(start, feed.find("</entry>", id) + 8 - start);
-    }
-    return FakeReply::xml(r.path == "/reddit/r/all/top.rss" ? feed : "<feed xmlns=\"http://www.w3.org/2005/Atom\"></feed>");
-  }, World::discovery);
+  Scenario s(
+      [](const FakeRequest& r) -> std::optional<FakeReply> {
+        if (r.path != "/reddit/r/all/top.rss" && r.path != "/reddit/r/all/rising.rss") return std::nullopt;
+        std::string feed = fill_time_templates(fixture("discover/reddit_all_top.rss.xml"));
+        for (const char* drop : {"1r0gpt6", "1r0qtel", "1r0octo"}) {
+          const auto id = feed.find(std::string("t3_") + drop);
+          const auto start = feed.rfind("<entry>", id);
+          feed.erase(start, feed.find("</entry>", id) + 8 - start);
+        }
+        return FakeReply::xml(r.path == "/reddit/r/all/top.rss" ? feed : "<feed xmlns=\"http://www.w3.org/2005/Atom\"></feed>");
+      },
+      World::discovery);
   auto r = s.run({"--discover", "--search", "reddit", "--enrich-budget", "10", "--emit", "json"}, 60s);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = json::parse(r.out);
@@ -213,8 +216,9 @@ TEST(DiscoverCli, HostJudgedProtocolAllThreeLegs) {
   // Leg 2: judgments.
   const std::string judged = dir.path() + "/judgments.json";
   json jd = {{"bundle_id", id},
-             {"judgments", {{{"id", "n2"}, {"name", "Quantum teleportation over city fiber"}, {"junk", false}, {"worthiness", 100}},
-                            {{"id", "n1"}, {"worthiness", 0}}}}};
+             {"judgments",
+              {{{"id", "n2"}, {"name", "Quantum teleportation over city fiber"}, {"junk", false}, {"worthiness", 100}},
+               {{"id", "n1"}, {"worthiness", 0}}}}};
   write_file(judged, jd.dump());
   auto res = s.run(with({"--discover", "--judgments", judged, "--save-dir", dir.path(), "--emit", "json"}, kFast), 60s);
   ASSERT_EQ(res.exit_code, 0) << res.err;
@@ -241,10 +245,12 @@ TEST(DiscoverCli, HostJudgedProtocolAllThreeLegs) {
 
   // Leg 3: finalize, offline.
   const std::string angles = dir.path() + "/angles.json";
-  write_file(angles, json{{"bundle_id", id},
-                          {"angles", {{{"id", "n2"}, {"podcast", "Why 100 km matters for a quantum internet"},
-                                       {"x_article", std::string(500, 'x')}}}}}
-                         .dump());
+  write_file(
+      angles,
+      json{{"bundle_id", id},
+           {"angles",
+            {{{"id", "n2"}, {"podcast", "Why 100 km matters for a quantum internet"}, {"x_article", std::string(500, 'x')}}}}}
+          .dump());
   const auto before_final = s.fake().log().size();
   auto fin = s.run({"--discover", "--finalize", "--angles", angles, "--save-dir", dir.path(), "--emit", "json"}, 30s);
   ASSERT_EQ(fin.exit_code, 0) << fin.err;
@@ -326,8 +332,8 @@ TEST(DiscoverCli, FollowUpCommandsWithHostileJudgedNamesRunNoShellCode) {
   TempDir dir;
   ASSERT_EQ(s.run(with({"--discover", "--nominate-only", "--save-dir", dir.path()}, kNoWait), 60s).exit_code, 0);
   const auto bundle = read_json(dir.path() + "/discover-nominations.json");
-  const std::vector<std::string> names = {"$(touch pwned)", "`touch pwned`", "it's \"quoted\"", "x'; touch pwned; echo '",
-                                          "a && touch pwned", "* ? [a-z] ~", "line\ntouch pwned", "$HOME; rm -rf pwned"};
+  const std::vector<std::string> names = {"$(touch pwned)",   "`touch pwned`", "it's \"quoted\"",   "x'; touch pwned; echo '",
+                                          "a && touch pwned", "* ? [a-z] ~",   "line\ntouch pwned", "$HOME; rm -rf pwned"};
   json judgments = json::array();
   std::map<std::string, std::string> judged;  // id -> the name as the brief shows it
   for (std::size_t i = 0; i < bundle["nominations"].size(); ++i) {
@@ -390,9 +396,10 @@ TEST(DiscoverCli, HostAnglesArePrintedEscaped) {
   ASSERT_FALSE(j["results"].empty());
   const std::string angles = dir.path() + "/angles.json";
   write_file(angles, json{{"bundle_id", bundle["bundle_id"]},
-                          {"angles", {{{"id", j["results"][0]["id"]},
-                                       {"podcast", "<script>alert(1)</script> [click](javascript:alert(2))"},
-                                       {"x_article", "one\n## forged heading\x1b[2J"}}}}}
+                          {"angles",
+                           {{{"id", j["results"][0]["id"]},
+                             {"podcast", "<script>alert(1)</script> [click](javascript:alert(2))"},
+                             {"x_article", "one\n## forged heading\x1b[2J"}}}}}
                          .dump());
   auto md = s.run({"--discover", "--finalize", "--angles", angles, "--save-dir", dir.path(), "--emit", "md"}, 30s);
   ASSERT_EQ(md.exit_code, 0) << md.err;

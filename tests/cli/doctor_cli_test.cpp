@@ -17,8 +17,8 @@ using nlohmann::json;
 
 namespace {
 
-const std::vector<std::string> kAll = {"hackernews", "reddit", "polymarket", "github", "arxiv", "lobsters",
-                                       "stackexchange", "bluesky", "x", "youtube", "web", "wikipedia"};
+const std::vector<std::string> kAll = {"hackernews",    "reddit",  "polymarket", "github",  "arxiv", "lobsters",
+                                       "stackexchange", "bluesky", "x",          "youtube", "web",   "wikipedia"};
 
 // The line of the table that starts with this source id.
 std::string row(const std::string& out, const std::string& id) {
@@ -52,7 +52,8 @@ TEST(DoctorCli, BareMachineSaysWhatWorksAndWhatToDoNext) {
   EXPECT_NE(row(r.out, "wikipedia").find("ok"), std::string::npos) << r.out;
   EXPECT_NE(row(r.out, "x").find("set X_BEARER_TOKEN in ~/config/last30days/.env"), std::string::npos) << r.out;
   EXPECT_NE(row(r.out, "bluesky").find("set BSKY_HANDLE and BSKY_APP_PASSWORD in ~/config/last30days/.env (an app password"),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
   EXPECT_NE(row(r.out, "youtube").find("or install yt-dlp"), std::string::npos) << r.out;
   EXPECT_NE(row(r.out, "web").find("BRAVE_API_KEY"), std::string::npos) << r.out;
   EXPECT_NE(row(r.out, "github").find("GitHub unauthenticated: 10 searches/min — set GITHUB_TOKEN"), std::string::npos) << r.out;
@@ -61,7 +62,8 @@ TEST(DoctorCli, BareMachineSaysWhatWorksAndWhatToDoNext) {
   EXPECT_NE(r.out.find("8 of 12 sources work"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Not set up: bluesky, x, youtube, web"), std::string::npos) << r.out;
   // One cheap request each (Reddit's keyless path is its feed plus the score archive).
-  for (const char* prefix : {"/hn", "/pm", "/gh", "/arxiv", "/lobsters", "/se", "/wm"}) EXPECT_EQ(s.requests_under(prefix), 1) << prefix;
+  for (const char* prefix : {"/hn", "/pm", "/gh", "/arxiv", "/lobsters", "/se", "/wm"})
+    EXPECT_EQ(s.requests_under(prefix), 1) << prefix;
   EXPECT_LE(s.requests_under("/reddit") + s.requests_under("/arctic"), 2);
   EXPECT_EQ(s.requests_under("/wp"), 0);
 }
@@ -90,7 +92,8 @@ TEST(DoctorCli, SomeCredentialsABadOneAndNeverAValue) {
   EXPECT_NE(r.out.find("X_BEARER_TOKEN set"), std::string::npos);
   EXPECT_NE(r.out.find("BRAVE_API_KEY set"), std::string::npos);
   EXPECT_NE(r.out.find("yt-dlp: " + s.home().path() + "/bin/yt-dlp"), std::string::npos) << r.out;
-  for (const char* secret : {kGoodXToken, "BSAwrongBraveKeyForTheDoctor", "ghp_doctorTestToken000000000000", "wrong-doctor-app-password"})
+  for (const char* secret :
+       {kGoodXToken, "BSAwrongBraveKeyForTheDoctor", "ghp_doctorTestToken000000000000", "wrong-doctor-app-password"})
     EXPECT_EQ((r.out + r.err).find(secret), std::string::npos) << secret;
 
   auto js = run_last30days({"doctor", "--emit", "json"}, env);
@@ -114,13 +117,15 @@ TEST(DoctorCli, SomeCredentialsABadOneAndNeverAValue) {
       EXPECT_EQ(src["requests"], 1) << "one cheap request";
     }
   }
-  for (const char* secret : {kGoodXToken, "BSAwrongBraveKeyForTheDoctor", "ghp_doctorTestToken000000000000", "wrong-doctor-app-password"})
+  for (const char* secret :
+       {kGoodXToken, "BSAwrongBraveKeyForTheDoctor", "ghp_doctorTestToken000000000000", "wrong-doctor-app-password"})
     EXPECT_EQ(js.out.find(secret), std::string::npos) << secret;
 }
 
 TEST(DoctorCli, RateLimitedSourceGetsItsFixAndStrictExitsThree) {
   Scenario s([](const FakeRequest& r) -> std::optional<FakeReply> {
-    if (r.path.rfind("/pm/", 0) == 0) return FakeReply::html("<html><body>Please verify you are human (captcha)</body></html>", 403);
+    if (r.path.rfind("/pm/", 0) == 0)
+      return FakeReply::html("<html><body>Please verify you are human (captcha)</body></html>", 403);
     return std::nullopt;
   });
   auto r = s.run({"doctor"});

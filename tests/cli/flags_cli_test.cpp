@@ -67,7 +67,8 @@ TEST(FlagsCli, UsageErrorsBeforeAnyRequest) {
 
 TEST(FlagsCli, DecimalsAndLongCharacterTopicsStillWork) {
   Scenario s;
-  auto r = s.run({"tokio runtime", "--as-of", "2026-11-29", "--days", "10", "--timeout", "20.5", "--search", "hn", "--emit", "json"});
+  auto r =
+      s.run({"tokio runtime", "--as-of", "2026-11-29", "--days", "10", "--timeout", "20.5", "--search", "hn", "--emit", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(json::parse(r.out)["window"]["days"], 10);
   // 300 characters of two bytes each: within the limit, though 600 bytes.
@@ -94,7 +95,8 @@ TEST(FlagsCli, TheEnrichmentBudgetKnobIsCappedLikeTheFlag) {
   for (const char* huge : {"1e10", "1e300"}) {
     auto env = s.env();
     env["LAST30DAYS_ENRICH_BUDGET_SECONDS"] = huge;
-    auto r = run_last30days({"--discover", "--judgments", dir.path() + "/j.json", "--save-dir", dir.path(), "--emit", "json"}, env, 20s);
+    auto r = run_last30days({"--discover", "--judgments", dir.path() + "/j.json", "--save-dir", dir.path(), "--emit", "json"},
+                            env, 20s);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(json::parse(r.out)["enrichment"]["budget_seconds"], 3600) << huge;
     EXPECT_NE(r.err.find("LAST30DAYS_ENRICH_BUDGET_SECONDS"), std::string::npos) << "and says so: " << r.err;

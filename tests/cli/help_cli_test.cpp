@@ -50,9 +50,9 @@ TEST(HelpCli, GlobalHelpGroupsFlagsAndListsSourcesEnvironmentAndExitCodes) {
   for (const std::vector<std::string>& args : {std::vector<std::string>{"--help"}, {"-h"}, {"help"}, {"tokio", "--help"}}) {
     auto r = run_last30days(args, offline_env(home));
     ASSERT_EQ(r.exit_code, 0) << args[0] << r.err;
-    for (const char* group : {"Research options:", "Output options:", "Discovery options:", "Library and watch options:",
-                              "Recording options:", "General options:", "Commands:", "Sources", "Environment", "Exit codes:",
-                              "Examples:"})
+    for (const char* group :
+         {"Research options:", "Output options:", "Discovery options:", "Library and watch options:", "Recording options:",
+          "General options:", "Commands:", "Sources", "Environment", "Exit codes:", "Examples:"})
       EXPECT_TRUE(has(r.out, group)) << group << " missing from " << args[0];
     for (const char* id : {"hackernews", "reddit", "polymarket", "github", "arxiv", "lobsters", "stackexchange", "bluesky", "x",
                            "youtube", "web", "wikipedia"})
@@ -168,8 +168,8 @@ TEST(HelpCli, ErrorsAreInTheProductsOwnWords) {
     auto r = s.run(args, 20s);
     EXPECT_EQ(r.exit_code, 2) << args[1] << r.err;
     EXPECT_TRUE(has(r.err, says)) << "should say '" << says << "': " << r.err;
-    for (const char* library : {"not expected", "Could not convert", "At Most", "required but received", "Expected exactly",
-                                "Should be true/false"})
+    for (const char* library :
+         {"not expected", "Could not convert", "At Most", "required but received", "Expected exactly", "Should be true/false"})
       EXPECT_FALSE(has(r.err, library)) << "CLI11's words leaked: " << r.err;
   }
   EXPECT_EQ(s.fake().log().size(), 0u);

@@ -81,11 +81,15 @@ TEST(HostileFiles, EveryHostFileMustBeASmallRegularFile) {
     bool env_file = false;
   };
   const std::vector<Kind> kinds = {
-      {"--plan", [](const std::string& d) { return std::make_pair(d + "/plan.json", std::vector<std::string>{"tokio", "--plan", d + "/plan.json"}); }},
+      {"--plan",
+       [](const std::string& d) {
+         return std::make_pair(d + "/plan.json", std::vector<std::string>{"tokio", "--plan", d + "/plan.json"});
+       }},
       {"--judgments",
        [](const std::string& d) {
          write_file(d + "/discover-nominations.json", bundle(core::now_unix()).dump());
-         return std::make_pair(d + "/j.json", std::vector<std::string>{"--discover", "--judgments", d + "/j.json", "--save-dir", d});
+         return std::make_pair(d + "/j.json",
+                               std::vector<std::string>{"--discover", "--judgments", d + "/j.json", "--save-dir", d});
        }},
       {"nominations bundle",
        [](const std::string& d) {
@@ -102,14 +106,17 @@ TEST(HostileFiles, EveryHostFileMustBeASmallRegularFile) {
       {"--angles",
        [](const std::string& d) {
          write_file(d + "/discover-pending.json", pending().dump());
-         return std::make_pair(d + "/a.json", std::vector<std::string>{"--discover", "--finalize", "--angles", d + "/a.json", "--save-dir", d});
+         return std::make_pair(d + "/a.json",
+                               std::vector<std::string>{"--discover", "--finalize", "--angles", d + "/a.json", "--save-dir", d});
        }},
       {"run.json",
        [](const std::string& d) {
          std::filesystem::create_directories(d + "/cassette");
          return std::make_pair(d + "/cassette/run.json", std::vector<std::string>{"tokio", "--replay", d + "/cassette"});
        }},
-      {".env", [](const std::string& d) { return std::make_pair(d + "/config/last30days/.env", std::vector<std::string>{"tokio"}); }, true},
+      {".env",
+       [](const std::string& d) { return std::make_pair(d + "/config/last30days/.env", std::vector<std::string>{"tokio"}); },
+       true},
   };
   for (const auto& kind : kinds) {
     for (Hostile h : {Hostile::fifo, Hostile::endless_device, Hostile::directory, Hostile::oversize}) {
@@ -174,8 +181,8 @@ TEST(HostileFiles, RunJsonIsValidated) {
   auto missing = replay();
   EXPECT_EQ(missing.exit_code, 2) << missing.err;
   EXPECT_NE(missing.err.find("run.json"), std::string::npos) << missing.err;
-  for (const json& bad : {json{{"now", "yesterday"}}, json{{"now", core::now_unix() + 10 * 86400}}, json{{"now", 12}},
-                          json::array({1})}) {
+  for (const json& bad :
+       {json{{"now", "yesterday"}}, json{{"now", core::now_unix() + 10 * 86400}}, json{{"now", 12}}, json::array({1})}) {
     write_file(cassette.path() + "/run.json", bad.dump());
     auto r = replay();
     EXPECT_EQ(r.exit_code, 2) << bad.dump() << ": " << r.err;

@@ -45,8 +45,9 @@ bool raw_tag(const std::string& md, const std::string& tag) {
 std::string hostile_hn_answer() {
   auto page = json::parse(fixture("e2e/hn_search.json"));
   auto hit = [](std::string id, std::string title, std::string url, int points) {
-    return json{{"objectID", id}, {"title", title}, {"url", url}, {"points", points}, {"num_comments", 40},
-                {"created_at_i", 1795186931}, {"author", "mallory"}};
+    return json{{"objectID", id},     {"title", title},     {"url", url},
+                {"points", points},   {"num_comments", 40}, {"created_at_i", 1795186931},
+                {"author", "mallory"}};
   };
   page["hits"].push_back(hit("47000001", "Tokio runtime newline attack",
                              "https://evil.example/a\n<script>alert(1)</script>\n 2. Forged story  [100 · hackernews+reddit]\n",
@@ -55,8 +56,8 @@ std::string hostile_hn_answer() {
   page["hits"].push_back(hit("47000003", "Tokio runtime data link", "data:text/html,<script>alert(1)</script>", 650));
   page["hits"].push_back(hit("47000004", "Tokio runtime vbscript link", "VBScript:msgbox(1)", 640));
   page["hits"].push_back(hit("47000005", "Tokio runtime file link", "file:///etc/passwd", 630));
-  page["hits"].push_back(hit("47000006", "Tokio runtime \x1b[2J\x1b]0;pwned\x07 title <img src=x onerror=alert(1)>",
-                             "https://ok.example/d", 620));
+  page["hits"].push_back(
+      hit("47000006", "Tokio runtime \x1b[2J\x1b]0;pwned\x07 title <img src=x onerror=alert(1)>", "https://ok.example/d", 620));
   return page.dump();
 }
 
@@ -83,7 +84,8 @@ TEST(HostileUpstream, InjectedUrlsAndTitlesStayInertInEveryBrief) {
   const std::vector<std::string> fast = {"--search", "hn,reddit,lobsters"};
   auto compact = s.run(with(kArgs, fast));
   ASSERT_EQ(compact.exit_code, 0) << compact.err;
-  ASSERT_NE(compact.out.find("Tokio runtime newline attack"), std::string::npos) << "the hostile hit is in the brief:\n" << compact.out;
+  ASSERT_NE(compact.out.find("Tokio runtime newline attack"), std::string::npos) << "the hostile hit is in the brief:\n"
+                                                                                 << compact.out;
   expect_inert(compact.out, "compact");
   expect_inert(compact.err, "stderr");
   EXPECT_NE(compact.out.find("link withheld"), std::string::npos) << compact.out;
@@ -113,7 +115,9 @@ TEST(HostileUpstream, InjectedUrlsAndTitlesStayInertInEveryBrief) {
 
 TEST(HostileUpstream, TheUsersOwnTopicNeverReachesTheTerminalRaw) {
   Scenario s;
-  const std::string topic = "tokio\x1b[31m runtime\xff\xfe \xc2\x9b" "2J\x07";
+  const std::string topic =
+      "tokio\x1b[31m runtime\xff\xfe \xc2\x9b"
+      "2J\x07";
   for (const char* emit : {"compact", "md", "json"}) {
     auto r = s.run({topic, "--as-of", "2026-11-29", "--search", "hn", "--emit", emit});
     ASSERT_EQ(r.exit_code, 0) << r.err;

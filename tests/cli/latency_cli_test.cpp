@@ -27,8 +27,8 @@ std::vector<std::chrono::steady_clock::time_point> received_under(Scenario& s, c
 TEST(LatencyCli, ASourcesSearchesGoTogetherNotOneAfterAnother) {
   Scenario s;
   s.set_shaper([](const FakeRequest&, FakeReply& reply) { reply.delay = 300ms; });
-  auto r = s.run({"tokio", "--as-of", "2026-11-29", "--search", "github,stackexchange", "--emit", "json", "--plan",
-                  kThreeSubQueries});
+  auto r =
+      s.run({"tokio", "--as-of", "2026-11-29", "--search", "github,stackexchange", "--emit", "json", "--plan", kThreeSubQueries});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto gh = received_under(s, "/gh/search/");
   const auto se = received_under(s, "/se/2.3/search/");

@@ -33,8 +33,11 @@ class Session {
 };
 
 json init(const std::string& version) {
-  return {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"},
-          {"params", {{"protocolVersion", version}, {"capabilities", json::object()}, {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}};
+  return {{"jsonrpc", "2.0"},
+          {"id", 1},
+          {"method", "initialize"},
+          {"params",
+           {{"protocolVersion", version}, {"capabilities", json::object()}, {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}};
 }
 
 json request(json id, const std::string& method, json params = json::object()) {
@@ -45,8 +48,10 @@ json request(json id, const std::string& method, json params = json::object()) {
 
 TEST(McpProtocol, NegotiatesTheVersionAndShapesToolsForIt) {
   Scenario s;
-  for (const auto& [asked, answered] : std::vector<std::pair<std::string, std::string>>{
-           {"2025-06-18", "2025-06-18"}, {"2025-03-26", "2025-03-26"}, {"2024-11-05", "2025-06-18"}, {"2099-01-01", "2025-06-18"}}) {
+  for (const auto& [asked, answered] : std::vector<std::pair<std::string, std::string>>{{"2025-06-18", "2025-06-18"},
+                                                                                        {"2025-03-26", "2025-03-26"},
+                                                                                        {"2024-11-05", "2025-06-18"},
+                                                                                        {"2099-01-01", "2025-06-18"}}) {
     Session m(s);
     auto r = m.ask(init(asked));
     EXPECT_EQ(r["result"]["protocolVersion"], answered) << asked;
@@ -70,8 +75,10 @@ TEST(McpProtocol, BatchesOnlyIn20250326) {
   }
   Session m(s);
   m.ask(init("2025-03-26"));
-  auto r = m.ask(json::array({request(2, "ping"), {{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}},
-                              request(3, "nope"), request(4, "tools/call", {{"name", "research"}, {"arguments", {{"days", 3}}}})}));
+  auto r = m.ask(json::array({request(2, "ping"),
+                              {{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}},
+                              request(3, "nope"),
+                              request(4, "tools/call", {{"name", "research"}, {"arguments", {{"days", 3}}}})}));
   ASSERT_TRUE(r.is_array()) << r;
   ASSERT_EQ(r.size(), 3u) << "one answer per request, none for the notification: " << r;
   std::map<int, json> by_id;
@@ -80,10 +87,11 @@ TEST(McpProtocol, BatchesOnlyIn20250326) {
   EXPECT_EQ(by_id[3]["error"]["code"], -32601);
   EXPECT_EQ(by_id[4]["result"]["isError"], true);
   // A batch with a tool run is answered when the run is done, as one array.
-  auto slow = m.ask(json::array({request(5, "ping"),
-                                 request(6, "tools/call", {{"name", "research"},
-                                                           {"arguments", {{"topic", "tokio runtime"}, {"as_of", "2026-11-29"},
-                                                                          {"sources", {"github"}}}}})}));
+  auto slow = m.ask(
+      json::array({request(5, "ping"),
+                   request(6, "tools/call",
+                           {{"name", "research"},
+                            {"arguments", {{"topic", "tokio runtime"}, {"as_of", "2026-11-29"}, {"sources", {"github"}}}}})}));
   ASSERT_TRUE(slow.is_array() && slow.size() == 2u) << slow;
   for (const auto& a : slow)
     if (a["id"] == 6) {
@@ -101,8 +109,14 @@ TEST(McpProtocol, StdoutCarriesOnlyProtocolAndSecretsAreRedacted) {
   Child child({L30_BINARY, "mcp"}, env);
   child.write(init("2025-06-18").dump() + "\n");
   ASSERT_TRUE(child.read_line(10s));
-  child.write(request(2, "tools/call", {{"name", "research"}, {"arguments", {{"topic", "ghp_supersecretvalue123 tokio"}, {"as_of", "2026-11-29"}, {"sources", {"github", "hackernews"}}}},
-                                        {"_meta", {{"progressToken", "tok"}}}}).dump() + "\n");
+  child.write(
+      request(2, "tools/call",
+              {{"name", "research"},
+               {"arguments",
+                {{"topic", "ghp_supersecretvalue123 tokio"}, {"as_of", "2026-11-29"}, {"sources", {"github", "hackernews"}}}},
+               {"_meta", {{"progressToken", "tok"}}}})
+          .dump() +
+      "\n");
   int progress = 0;
   for (;;) {
     auto l = child.read_line(30s);

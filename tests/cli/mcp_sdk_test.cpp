@@ -52,9 +52,9 @@ TEST(McpSdk, OfficialClientListsCallsCancelsAndValidates) {
       int slow_held = 0;  // slow answers held, their connection still open
       for (const auto& e : self->fake().log())
         slow_held += about(e.request, "slow") && !e.answered && !e.closed_by_client ? 1 : 0;
-      return FakeReply::json(json{{"open_hung", self->fake().open_hung()},
-                                  {"closed_hung", self->fake().closed_hung()},
-                                  {"slow_held", slow_held}}.dump());
+      return FakeReply::json(
+          json{{"open_hung", self->fake().open_hung()}, {"closed_hung", self->fake().closed_hung()}, {"slow_held", slow_held}}
+              .dump());
     }
     if (about(r, "hangs")) return FakeReply::hang();
     return std::nullopt;
@@ -84,8 +84,9 @@ TEST(McpSdk, OfficialClientListsCallsCancelsAndValidates) {
                                        {"last30days-slow-discovery", server_entry(slow_discovery.env())}}}}
                                     .dump(2);
   const auto t0 = std::chrono::steady_clock::now();
-  auto r = run_binary({"/usr/bin/env", "node", kNodeDir + "/e2e.mjs"},
-                      {{"L30_MCP_CONFIG", config_path}, {"L30_FAKE_BASE", research.fake().base()}, {"L30_BIN", L30_BINARY}}, 240s);
+  auto r =
+      run_binary({"/usr/bin/env", "node", kNodeDir + "/e2e.mjs"},
+                 {{"L30_MCP_CONFIG", config_path}, {"L30_FAKE_BASE", research.fake().base()}, {"L30_BIN", L30_BINARY}}, 240s);
   std::cerr << "---- transcript (" << r.elapsed.count() << " ms)\n" << r.out << "---- node stderr\n" << r.err << "----\n";
   ASSERT_FALSE(r.timed_out);
   ASSERT_EQ(r.exit_code, 0);

@@ -30,9 +30,7 @@ std::vector<std::string> with(std::vector<std::string> a, const std::vector<std:
   return a;
 }
 
-std::string read(const std::string& path) {
-  return read_file(path);
-}
+std::string read(const std::string& path) { return read_file(path); }
 
 mode_t mode_of(const std::string& path) {
   struct stat st {};
@@ -143,7 +141,8 @@ TEST(OutputCli, AFifoWithNoReaderIsRefusedWithinTheTimeout) {
   ASSERT_FALSE(saved.timed_out) << "a FIFO at the --save target must not hang after the brief";
   EXPECT_EQ(saved.exit_code, 1) << saved.err;
   EXPECT_TRUE(is_brief(saved.out)) << "the brief was printed first";
-  EXPECT_NE(saved.err.find("tokio-runtime-raw.md: it is a FIFO and nothing opened it for reading"), std::string::npos) << saved.err;
+  EXPECT_NE(saved.err.find("tokio-runtime-raw.md: it is a FIFO and nothing opened it for reading"), std::string::npos)
+      << saved.err;
 }
 
 // Issue 22 item 9: --output onto the research store (or its WAL/SHM, the config, a

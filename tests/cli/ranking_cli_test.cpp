@@ -35,7 +35,8 @@ TEST(RankingCli, EveryItemSaysWhyAndCarriesItsLabels) {
     EXPECT_TRUE(it["scores"].contains("relevance") && it["scores"].contains("final")) << "scores stay";
     ASSERT_TRUE(it["tags"].is_array());
   }
-  const auto se = std::find_if(j["items"].begin(), j["items"].end(), [](const json& it) { return it["source"] == "stackexchange"; });
+  const auto se =
+      std::find_if(j["items"].begin(), j["items"].end(), [](const json& it) { return it["source"] == "stackexchange"; });
   ASSERT_NE(se, j["items"].end());
   EXPECT_EQ((*se)["tags"], json::array({"rust", "rust-tokio"}));
   EXPECT_NE((*se)["why"].get<std::string>().find("phrase match in title"), std::string::npos) << (*se)["why"];

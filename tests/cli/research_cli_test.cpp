@@ -53,7 +53,8 @@ TEST(ResearchCli, ReachesAllSevenSourcesAndHonoursTheContract) {
     EXPECT_GT(s.requests_under(prefix), 0) << prefix << " was never asked";
   EXPECT_EQ(j["outcome"], "ok");
   for (const auto& it : j["items"]) {
-    for (const char* field : {"id", "source", "title", "url", "author", "container", "published_at", "engagement", "snippet", "scores", "cluster"})
+    for (const char* field :
+         {"id", "source", "title", "url", "author", "container", "published_at", "engagement", "snippet", "scores", "cluster"})
       EXPECT_TRUE(it.contains(field)) << field;
     const double f = it["scores"]["final"];
     EXPECT_TRUE(f >= 0 && f <= 100);
@@ -101,7 +102,8 @@ TEST(ResearchCli, OffTopicViralItemDoesNotReachTheTop) {
   auto j = parse_stdout(s.run(kArgs));
   ASSERT_FALSE(j["items"].empty());
   EXPECT_EQ(std::string(j["items"][0]["title"]).find("cat videos"), std::string::npos);
-  for (const auto& it : j["items"]) EXPECT_EQ(it["url"], it["url"] == "https://cats.example.com/" ? "" : it["url"]) << "5400 points, zero relevance: pruned";
+  for (const auto& it : j["items"])
+    EXPECT_EQ(it["url"], it["url"] == "https://cats.example.com/" ? "" : it["url"]) << "5400 points, zero relevance: pruned";
 }
 
 TEST(ResearchCli, HungSourceTimesOutAtTheDeadlineWithItsTransferAborted) {
@@ -138,7 +140,9 @@ TEST(ResearchCli, HungSourceTimesOutAtTheDeadlineWithItsTransferAborted) {
 TEST(ResearchCli, RateLimitedSourceSaysSoAndStrictExitsThree) {
   Scenario s([](const FakeRequest& r) -> std::optional<FakeReply> {
     if (r.path.rfind("/gh/", 0) != 0) return std::nullopt;
-    FakeReply limited = FakeReply::json(R"({"message":"API rate limit exceeded for 203.0.113.7.","documentation_url":"https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting"})", 429);
+    FakeReply limited = FakeReply::json(
+        R"({"message":"API rate limit exceeded for 203.0.113.7.","documentation_url":"https://docs.github.com/rest/overview/resources-in-the-rest-api#rate-limiting"})",
+        429);
     limited.headers = {{"Retry-After", "3600"}, {"X-RateLimit-Remaining", "0"}};
     return limited;
   });
@@ -231,7 +235,8 @@ TEST(ResearchCli, SavedBriefsOfDifferentTopicsNeverShareAFile) {
   Scenario s;
   TempDir out;
   const std::string long_a = std::string(70, 'x') + " alpha", long_b = std::string(70, 'x') + " beta";
-  for (const std::string& topic : std::vector<std::string>{"tokio runtime", "Tokio Runtime", "tokio/runtime", "tokio-runtime", long_a, long_b}) {
+  for (const std::string& topic :
+       std::vector<std::string>{"tokio runtime", "Tokio Runtime", "tokio/runtime", "tokio-runtime", long_a, long_b}) {
     auto r = s.run({topic, "--as-of", "2026-11-29", "--emit", "json", "--search", "hn", "--save-dir", out.path()});
     ASSERT_EQ(r.exit_code, 0) << topic << ": " << r.err;
   }
@@ -280,8 +285,11 @@ TEST(ResearchCli, UsageErrorsExitTwoWithAMessage) {
 TEST(ResearchCli, HostPlanDrivesTheSubQueries) {
   Scenario s;
   auto args = kArgs;
-  args.insert(args.end(), {"--plan", R"({"intent":"howto","sub_queries":["tokio runtime","spawn_blocking starvation"],"source_weights":{"stackexchange":2}})",
-                           "--search", "hn"});
+  args.insert(
+      args.end(),
+      {"--plan",
+       R"({"intent":"howto","sub_queries":["tokio runtime","spawn_blocking starvation"],"source_weights":{"stackexchange":2}})",
+       "--search", "hn"});
   auto j = parse_stdout(s.run(args));
   EXPECT_EQ(j["plan"]["from_host"], true);
   EXPECT_EQ(j["plan"]["sub_queries"].size(), 2u);

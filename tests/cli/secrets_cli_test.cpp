@@ -31,8 +31,16 @@ const std::string kBskyRefresh = "eyJZQ9ref.echoRefreshJwt.sigBsky1";
 
 // Every form a secret may take on the way out, and the 8-byte prefixes a cut would leave.
 std::vector<std::string> forbidden() {
-  std::vector<std::string> out{kGithubToken, kSeKey, core::url_encode(kSeKey), kRedditId, kRedditSecret, kRuntimeToken,
-                               core::base64_encode(kRedditId + ":" + kRedditSecret), kBskyPassword, kBskyAccess, kBskyRefresh};
+  std::vector<std::string> out{kGithubToken,
+                               kSeKey,
+                               core::url_encode(kSeKey),
+                               kRedditId,
+                               kRedditSecret,
+                               kRuntimeToken,
+                               core::base64_encode(kRedditId + ":" + kRedditSecret),
+                               kBskyPassword,
+                               kBskyAccess,
+                               kBskyRefresh};
   const std::size_t n = out.size();
   for (std::size_t i = 0; i < n; ++i) out.push_back(out[i].substr(0, 8));
   return out;
@@ -58,16 +66,28 @@ std::string cut_inside(const std::string& e, std::size_t before = 0) {
 }
 
 json se_item(const std::string& title, int id) {
-  return {{"tags", {"rust"}}, {"owner", {{"display_name", "echo"}}}, {"is_answered", true}, {"view_count", 100},
-          {"answer_count", 1}, {"score", 5}, {"creation_date", 1795333500}, {"question_id", 79990100 + id},
+  return {{"tags", {"rust"}},
+          {"owner", {{"display_name", "echo"}}},
+          {"is_answered", true},
+          {"view_count", 100},
+          {"answer_count", 1},
+          {"score", 5},
+          {"creation_date", 1795333500},
+          {"question_id", 79990100 + id},
           {"link", "https://stackoverflow.com/questions/" + std::to_string(79990100 + id) + "/echo"},
-          {"title", title}, {"body", "<p>" + title + "</p>"}};
+          {"title", title},
+          {"body", "<p>" + title + "</p>"}};
 }
 
 json repo(const std::string& description, int id) {
   const std::string name = "echo/tokio-runtime-" + std::to_string(id);
-  return {{"id", 900000 + id}, {"name", "tokio-runtime"}, {"full_name", name}, {"html_url", "https://github.com/" + name},
-          {"description", description}, {"created_at", "2026-11-21T08:12:00Z"}, {"stargazers_count", 300 + id},
+  return {{"id", 900000 + id},
+          {"name", "tokio-runtime"},
+          {"full_name", name},
+          {"html_url", "https://github.com/" + name},
+          {"description", description},
+          {"created_at", "2026-11-21T08:12:00Z"},
+          {"stargazers_count", 300 + id},
           {"forks_count", 3}};
 }
 
@@ -76,10 +96,20 @@ json repo(const std::string& description, int id) {
 json reddit_child(const std::string& title, int id) {
   const std::string native = "echo" + std::to_string(id);
   return {{"kind", "t3"},
-          {"data", {{"id", native}, {"name", "t3_" + native}, {"title", title}, {"subreddit", "rust"},
-                    {"permalink", "/r/rust/comments/" + native + "/echo/"}, {"url", "https://example.org/" + native},
-                    {"is_self", false}, {"author", "echo"}, {"created_utc", 1795168800.0}, {"score", 400 + id},
-                    {"num_comments", 0}, {"upvote_ratio", 0.9}, {"selftext", title}}}};
+          {"data",
+           {{"id", native},
+            {"name", "t3_" + native},
+            {"title", title},
+            {"subreddit", "rust"},
+            {"permalink", "/r/rust/comments/" + native + "/echo/"},
+            {"url", "https://example.org/" + native},
+            {"is_self", false},
+            {"author", "echo"},
+            {"created_utc", 1795168800.0},
+            {"score", 400 + id},
+            {"num_comments", 0},
+            {"upvote_ratio", 0.9},
+            {"selftext", title}}}};
 }
 
 json bsky_post(const std::string& text, int id) {
@@ -87,7 +117,9 @@ json bsky_post(const std::string& text, int id) {
   return {{"uri", "at://did:plc:echo5zd2wq7h3nrmgkdl3ls/app.bsky.feed.post/" + rkey},
           {"author", {{"did", "did:plc:echo5zd2wq7h3nrmgkdl3ls"}, {"handle", "echo.bsky.social"}}},
           {"record", {{"$type", "app.bsky.feed.post"}, {"text", text}, {"createdAt", "2026-11-21T08:12:00Z"}}},
-          {"indexedAt", "2026-11-21T08:12:01Z"}, {"likeCount", 50 + id}, {"repostCount", 2}};
+          {"indexedAt", "2026-11-21T08:12:01Z"},
+          {"likeCount", 50 + id},
+          {"repostCount", 2}};
 }
 
 // The echoing upstream: GitHub, Stack Exchange and Reddit answer in their real formats
@@ -95,8 +127,7 @@ json bsky_post(const std::string& text, int id) {
 // request, the Basic-authenticated token request included.
 class EchoScenario {
  public:
-  EchoScenario()
-      : scenario_([this](const FakeRequest& r) { return answer(r); }) {}
+  EchoScenario() : scenario_([this](const FakeRequest& r) { return answer(r); }) {}
 
   std::map<std::string, std::string> env() const {
     auto e = scenario_.env();
@@ -151,11 +182,16 @@ class EchoScenario {
       return FakeReply::json(json{{"kind", "Listing"}, {"data", {{"children", children}}}}.dump());
     }
     if (r.path == "/gh/search/repositories")
-      return FakeReply::json(json{{"total_count", 2}, {"items", {repo("tokio runtime " + e, 1), repo(cut_inside(e, std::string("echo/tokio-runtime-2: ").size()), 2)}}}.dump());
+      return FakeReply::json(
+          json{{"total_count", 2},
+               {"items", {repo("tokio runtime " + e, 1), repo(cut_inside(e, std::string("echo/tokio-runtime-2: ").size()), 2)}}}
+              .dump());
     if (r.path.rfind("/se/", 0) == 0) {
-      FakeReply reply = FakeReply::json(json{{"items", {se_item("tokio runtime " + e, 1), se_item(cut_inside(e), 2)}},
-                                             {"has_more", false}, {"quota_max", 10000}, {"quota_remaining", 9999}}
-                                            .dump());
+      FakeReply reply = FakeReply::json(json{
+          {"items", {se_item("tokio runtime " + e, 1), se_item(cut_inside(e), 2)}},
+          {"has_more", false},
+          {"quota_max", 10000},
+          {"quota_remaining", 9999}}.dump());
       reply.gzip = true;
       return reply;
     }
@@ -183,12 +219,13 @@ void expect_no_secret(const std::string& where, const std::string& text) {
 TEST(SecretsCli, AnEchoingUpstreamCannotMakeAnyOutputLeakACredential) {
   EchoScenario echo_world;
   const auto env = echo_world.env();
-  const std::vector<std::string> base = {"tokio runtime", "--as-of", "2026-11-29", "--search", "github,stackexchange,reddit,bluesky"};
+  const std::vector<std::string> base = {"tokio runtime", "--as-of", "2026-11-29", "--search",
+                                         "github,stackexchange,reddit,bluesky"};
 
   TempDir save, cassette, out;
   auto args = base;
-  args.insert(args.end(), {"--emit", "json", "--save-dir", save.path(), "--record", cassette.path(), "--output",
-                           out.path() + "/brief.json"});
+  args.insert(args.end(),
+              {"--emit", "json", "--save-dir", save.path(), "--record", cassette.path(), "--output", out.path() + "/brief.json"});
   auto r = run_last30days(args, env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string brief = slurp_dir(out);

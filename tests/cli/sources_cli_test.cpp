@@ -105,7 +105,8 @@ TEST(SourcesCli, CredentialedSourcesAnswerInTheirRealFormats) {
   for (const auto& s2 : tokio->at("also_seen")) seen.insert(s2["source"]);
   EXPECT_TRUE(seen.count("hackernews") && seen.count("web") && seen.count("bluesky")) << tokio->dump();
   int copies = 0;
-  for (const auto& it : j["items"]) copies += it["url"].get<std::string>().find("tokio.rs/blog/2026-11-tokio-2-0") != std::string::npos;
+  for (const auto& it : j["items"])
+    copies += it["url"].get<std::string>().find("tokio.rs/blog/2026-11-tokio-2-0") != std::string::npos;
   EXPECT_EQ(copies, 1);
 }
 
@@ -163,7 +164,8 @@ TEST(SourcesCli, XSearchesOnlyTheLastSevenDays) {
   }
   // A window wholly older than a week asks nothing.
   const std::string old_day = core::format_date(core::now_unix() - 40 * 86400);
-  auto old = parse_stdout(run_last30days({"jepsen raft", "--search", "x", "--as-of", old_day, "--days", "7", "--emit", "json"}, env));
+  auto old =
+      parse_stdout(run_last30days({"jepsen raft", "--search", "x", "--as-of", old_day, "--days", "7", "--emit", "json"}, env));
   EXPECT_EQ(old["source_status"]["x"]["state"], "no-results");
   EXPECT_NE(old["source_status"]["x"]["reason"].get<std::string>().find("X covers only the last 7 days"), std::string::npos);
   EXPECT_EQ(s.requests_under("/x"), 1) << "no request for the old window";
@@ -171,12 +173,14 @@ TEST(SourcesCli, XSearchesOnlyTheLastSevenDays) {
 
 TEST(SourcesCli, WikipediaMeasuresTheTopicsOwnArticle) {
   Scenario s([](const FakeRequest& r) -> std::optional<FakeReply> {
-    if (r.path.rfind("/wp/api/rest_v1/page/summary/", 0) == 0) return FakeReply::json(fixture("wikipedia/summary_rust_programming_language.json"));
+    if (r.path.rfind("/wp/api/rest_v1/page/summary/", 0) == 0)
+      return FakeReply::json(fixture("wikipedia/summary_rust_programming_language.json"));
     if (r.path.rfind("/wm/api/rest_v1/metrics/pageviews/per-article/", 0) == 0)
       return FakeReply::json(fixture("wikipedia/per_article_rust_2026-10-03_2026-11-29.json"));
     return std::nullopt;
   });
-  auto r = s.run({"rust programming language", "--as-of", "2026-11-29", "--days", "28", "--search", "wikipedia", "--emit", "json"});
+  auto r =
+      s.run({"rust programming language", "--as-of", "2026-11-29", "--days", "28", "--search", "wikipedia", "--emit", "json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = parse_stdout(r);
   EXPECT_EQ(j["source_status"]["wikipedia"]["state"], "ok") << j["source_status"]["wikipedia"];
@@ -207,13 +211,13 @@ TEST(SourcesCli, DiscoveryNominatesFromWikipediaWithoutItsNamespaces) {
   EXPECT_GT(s.requests_under("/wm"), 7) << "daily top lists, then the leaders' own daily views";
 }
 
-
 TEST(SourcesCli, ACrossPostOnXBlueskyAndHackerNewsIsOneStoryWithEverySighting) {
   Scenario s;
   auto r = run_last30days({"jepsen raft", "--search", "x,bluesky,hn", "--emit", "json"}, good(s.env()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = parse_stdout(r);
-  for (const char* id : {"x", "bluesky", "hackernews"}) EXPECT_EQ(j["source_status"][id]["state"], "ok") << id << ": " << j["source_status"][id];
+  for (const char* id : {"x", "bluesky", "hackernews"})
+    EXPECT_EQ(j["source_status"][id]["state"], "ok") << id << ": " << j["source_status"][id];
   int copies = 0;
   const json* story = nullptr;
   for (const auto& it : j["items"])
@@ -276,7 +280,8 @@ TEST(SourcesCli, ADidDocNamingAnHttpPdsNeverGetsTheToken) {
 
 TEST(SourcesCli, DiscoveryNominatesFromBlueskysDiscoverFeedWhenConfigured) {
   Scenario s(nullptr, World::discovery);
-  auto r = run_last30days({"--discover", "--search", "bluesky,hn", "--enrich-budget", "15", "--emit", "json"}, good(s.env()), 60s);
+  auto r =
+      run_last30days({"--discover", "--search", "bluesky,hn", "--enrich-budget", "15", "--emit", "json"}, good(s.env()), 60s);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = parse_stdout(r);
   EXPECT_EQ(j["source_status"]["bluesky"]["state"], "ok") << j["source_status"]["bluesky"];

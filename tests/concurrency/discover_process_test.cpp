@@ -126,9 +126,9 @@ TEST(DiscoverProcess, SubRunsWriteNothing) {
   SpawnOptions opts;
   opts.cwd = cwd.path();
   opts.watchdog = 60s;
-  auto r = run_last30days({"--discover", "--enrich-budget", "20", "--search", "hn,lobsters,github,polymarket", "--record",
-                           cassette.path()},
-                          env, opts);
+  auto r = run_last30days(
+      {"--discover", "--enrich-budget", "20", "--search", "hn,lobsters,github,polymarket", "--record", cassette.path()}, env,
+      opts);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("enriched"), std::string::npos) << r.out;
   EXPECT_TRUE(s.home().files().empty()) << "HOME and XDG dirs must stay empty";
@@ -154,13 +154,15 @@ TEST(DiscoverProcess, SubRunsWriteNothing) {
 // nomination-only, say a sub-run was abandoned, and exit cleanly with the straggler alive
 // (no crash, no hang, no sanitizer report under the sanitizer builds).
 TEST(DiscoverProcess, ASubRunThatIgnoresCancellationIsAbandonedAndTheExitStaysClean) {
-  Scenario s([](const FakeRequest& r) -> std::optional<FakeReply> {
-    if (r.param("query") == "stubborn-straggler") return FakeReply::hang();
-    return std::nullopt;
-  }, World::discovery);
+  Scenario s(
+      [](const FakeRequest& r) -> std::optional<FakeReply> {
+        if (r.param("query") == "stubborn-straggler") return FakeReply::hang();
+        return std::nullopt;
+      },
+      World::discovery);
   constexpr long kBudgetMs = 2000;
-  auto r = run_binary({L30_STUBBORN_BINARY, "--discover", "--search", "hn,reddit,lobsters,github,polymarket",
-                       "--enrich-budget", "2", "--emit", "json"},
+  auto r = run_binary({L30_STUBBORN_BINARY, "--discover", "--search", "hn,reddit,lobsters,github,polymarket", "--enrich-budget",
+                       "2", "--emit", "json"},
                       s.env(), 30s);
   ASSERT_FALSE(r.timed_out) << "a straggler must not hold the exit";
   ASSERT_EQ(r.exit_code, 0) << r.err;

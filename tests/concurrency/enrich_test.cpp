@@ -66,8 +66,7 @@ std::atomic<int> g_peak{0};
 discover::SubRunResult counted(const SubRunContext& ctx, std::stop_token) {
   const int now = ++g_in_flight;
   int peak = g_peak.load();
-  while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {
-  }
+  while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {}
   std::this_thread::sleep_for(120ms);
   --g_in_flight;
   return report_with(digits_of(ctx.topic));

@@ -167,14 +167,18 @@ TEST(HttpClient, AStragglerKeepsTheClientAliveAfterItsOwnerLetsGo) {
 
 TEST(HttpClient, RetriesOnceOn5xx) {
   int calls = 0;
-  FakeUpstream fake([&](const FakeRequest&) { return ++calls == 1 ? FakeReply::json("{}", 503) : FakeReply::json("{\"ok\":1}"); });
+  FakeUpstream fake(
+      [&](const FakeRequest&) { return ++calls == 1 ? FakeReply::json("{}", 503) : FakeReply::json("{\"ok\":1}"); });
   auto c = client_for(fake);
   auto r = c->fetch(get("https://api.example.com/flaky"));
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.attempts, 2);
 
   int calls2 = 0;
-  FakeUpstream down([&](const FakeRequest&) { ++calls2; return FakeReply::json("{}", 500); });
+  FakeUpstream down([&](const FakeRequest&) {
+    ++calls2;
+    return FakeReply::json("{}", 500);
+  });
   auto c2 = client_for(down);
   auto r2 = c2->fetch(get("https://api.example.com/down"));
   EXPECT_EQ(r2.status, 500);
@@ -388,7 +392,10 @@ TEST(HttpClient, ReplayedAnswersObeyTheLiveCapsAndUnusableEntriesFailFast) {
 
 TEST(HttpClient, ConnectionRefusedIsUnreachable) {
   int port = 0;
-  { FakeUpstream gone([](const FakeRequest&) { return FakeReply::json("{}"); }); port = gone.port(); }
+  {
+    FakeUpstream gone([](const FakeRequest&) { return FakeReply::json("{}"); });
+    port = gone.port();
+  }
   http::ClientOptions opts;
   std::string err;
   opts.host_map = *http::HostMap::parse("api.example.com=http://127.0.0.1:" + std::to_string(port), &err);

@@ -32,12 +32,17 @@ std::optional<FakeReply> hang_everything_about_hangs(const FakeRequest& r) {
 std::string line(const json& j) { return j.dump() + "\n"; }
 
 json initialize(int id = 1, const char* version = "2025-06-18") {
-  return {{"jsonrpc", "2.0"}, {"id", id}, {"method", "initialize"},
-          {"params", {{"protocolVersion", version}, {"capabilities", json::object()}, {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}};
+  return {{"jsonrpc", "2.0"},
+          {"id", id},
+          {"method", "initialize"},
+          {"params",
+           {{"protocolVersion", version}, {"capabilities", json::object()}, {"clientInfo", {{"name", "t"}, {"version", "1"}}}}}};
 }
 
 json call(json id, const char* tool, json arguments) {
-  return {{"jsonrpc", "2.0"}, {"id", std::move(id)}, {"method", "tools/call"},
+  return {{"jsonrpc", "2.0"},
+          {"id", std::move(id)},
+          {"method", "tools/call"},
           {"params", {{"name", tool}, {"arguments", std::move(arguments)}}}};
 }
 
@@ -88,7 +93,8 @@ TEST(McpLifecycle, CancelledNotificationAbortsTransfersAndSuppressesTheResult) {
   server.write(line(call(7, "research", {{"topic", "hangs forever"}, {"sources", {"hackernews", "github"}}})));
   ASSERT_TRUE(wait_for([&] { return s.fake().open_hung() >= 2; }, 10s));
   const auto t0 = std::chrono::steady_clock::now();
-  server.write(line({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 7}, {"reason", "x"}}}}));
+  server.write(
+      line({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", 7}, {"reason", "x"}}}}));
   ASSERT_TRUE(wait_for([&] { return s.fake().open_hung() == 0; }, 1000ms)) << "transfers must be aborted within a second";
   std::cerr << "[measure] sockets closed "
             << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count()
@@ -109,23 +115,34 @@ TEST(McpLifecycle, HostileInputNeverKillsTheServer) {
   std::string deep(100000, '[');
   deep += std::string(100000, ']');
   const std::vector<std::string> hostile = {
-      "\xff\xfe\x00garbage", "{", "[]", "null", "42", "\"str\"", deep, std::string(9u << 20, 'x'),
-      R"({"jsonrpc":"2.0","id":{"a":1},"method":"ping"})", R"({"jsonrpc":"2.0","id":1.5,"method":"ping"})",
-      R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"research","arguments":{"topic":"x"}}})",  // before initialize
+      "\xff\xfe\x00garbage",
+      "{",
+      "[]",
+      "null",
+      "42",
+      "\"str\"",
+      deep,
+      std::string(9u << 20, 'x'),
+      R"({"jsonrpc":"2.0","id":{"a":1},"method":"ping"})",
+      R"({"jsonrpc":"2.0","id":1.5,"method":"ping"})",
+      R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"research","arguments":{"topic":"x"}}})",  // before
+                                                                                                                   // initialize
       R"({"jsonrpc":"2.0","id":3,"method":"initialize","params":{}})",
       R"({"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})",
       R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"research","arguments":[1,2]}})",
       R"({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"research","arguments":{"topic":"x","days":1e300}}})",
       R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"research","arguments":{"topic":"x","sources":"hn"}}})",
       R"({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"discover","arguments":{"budget_seconds":-1}}})",
-      R"({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"research","arguments":{"topic":")" + std::string(301, 'a') + R"("}}})",
+      R"({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"research","arguments":{"topic":")" +
+          std::string(301, 'a') + R"("}}})",
       R"({"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"research","arguments":{"topic":"x\u0000y","as_of":"2026-02-30"}}})",
       R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":{"x":1}}})",
       R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":[]})",
       R"({"jsonrpc":"2.0","id":11,"result":{}})",
   };
   for (const auto& h : hostile) server.write(h + "\n");
-  server.write(R"({"jsonrpc":"2.0","id":"last","method":"ping"})" "\n");
+  server.write(R"({"jsonrpc":"2.0","id":"last","method":"ping"})"
+               "\n");
   std::vector<json> answers;
   for (;;) {
     auto l = server.read_line(10s);

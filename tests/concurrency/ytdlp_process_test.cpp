@@ -28,13 +28,14 @@ void install_hanging_ytdlp(const TempDir& home) {
   std::filesystem::create_directories(home.path() + "/groups");
   std::filesystem::create_directories(home.path() + "/bin");
   const std::string path = home.path() + "/bin/yt-dlp";
-  std::ofstream(path) << "#!/bin/sh\n"
-                      << "PATH=/usr/bin:/bin\n"
-                      << "echo $$ > " << home.path() << "/groups/$$\n"
-                      << "echo '{\"_type\":\"url\",\"ie_key\":\"Youtube\",\"id\":\"q8WgNs4Jx2k\",\"title\":\"Quantum teleportation explained\","
-                         "\"channel\":\"Physics Girl\",\"view_count\":51234}'\n"
-                      << "sleep 1000 &\n"
-                      << "wait\n";
+  std::ofstream(path)
+      << "#!/bin/sh\n"
+      << "PATH=/usr/bin:/bin\n"
+      << "echo $$ > " << home.path() << "/groups/$$\n"
+      << "echo '{\"_type\":\"url\",\"ie_key\":\"Youtube\",\"id\":\"q8WgNs4Jx2k\",\"title\":\"Quantum teleportation explained\","
+         "\"channel\":\"Physics Girl\",\"view_count\":51234}'\n"
+      << "sleep 1000 &\n"
+      << "wait\n";
   ::chmod(path.c_str(), 0755);
 }
 

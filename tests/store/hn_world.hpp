@@ -32,7 +32,8 @@ class HnWorld {
  public:
   HnWorld() : fake_([this](const FakeRequest& r) { return answer(r); }) {
     std::filesystem::create_directories(home_.path() + "/config");
-    std::filesystem::permissions(home_.path(), std::filesystem::perms::all & ~std::filesystem::perms::others_write & ~std::filesystem::perms::group_write);
+    std::filesystem::permissions(
+        home_.path(), std::filesystem::perms::all & ~std::filesystem::perms::others_write & ~std::filesystem::perms::group_write);
   }
   void set(std::vector<Story> stories) {
     std::lock_guard lock(mu_);
@@ -73,7 +74,8 @@ class HnWorld {
   FakeReply answer(const FakeRequest& r) const {
     std::lock_guard lock(mu_);
     if (r.path.rfind("/hn/api/v1/search", 0) != 0) return FakeReply::json("{}", 404);
-    const auto now = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+    const auto now =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
     nlohmann::json hits = nlohmann::json::array();
     for (const auto& s : stories_)
       hits.push_back({{"objectID", s.id},

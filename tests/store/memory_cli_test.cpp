@@ -70,8 +70,10 @@ TEST(MemoryCli, LibraryListsAndForgetsTopics) {
   EXPECT_EQ(parse(w.run({"library", "search", "allocators", "--emit", "json"}))["results"].size(), 1u);
   EXPECT_EQ(sqlite_value(w.default_db(), "SELECT count(*) FROM runs"), "1");
   EXPECT_EQ(sqlite_value(w.default_db(), "PRAGMA integrity_check"), "ok");
-  for (const auto& bad : std::vector<std::vector<std::string>>{{"library", "forget"}, {"library", "list", "x"},
-                                                               {"library", "list", "--limit", "2"}, {"library", "search", "x", "--emit", "html"}})
+  for (const auto& bad : std::vector<std::vector<std::string>>{{"library", "forget"},
+                                                               {"library", "list", "x"},
+                                                               {"library", "list", "--limit", "2"},
+                                                               {"library", "search", "x", "--emit", "html"}})
     EXPECT_EQ(w.run(bad).exit_code, 2) << ::testing::PrintToString(bad);
 }
 
@@ -97,7 +99,8 @@ TEST(MemoryCli, LibrarySearchShowsWhatTheItemIsAndWhereABriefLives) {
   EXPECT_TRUE(finding && brief) << j.dump(1);
   auto compact = w.run({"library", "search", "zig comptime"});
   ASSERT_EQ(compact.exit_code, 0) << compact.err;
-  EXPECT_NE(compact.out.find("hackernews · " + core::format_date(core::now_unix() - 30 * 3600) + " · engagement 120"), std::string::npos)
+  EXPECT_NE(compact.out.find("hackernews · " + core::format_date(core::now_unix() - 30 * 3600) + " · engagement 120"),
+            std::string::npos)
       << compact.out;
   EXPECT_NE(compact.out.find(w.home().path() + "/memory/zig-comptime-raw.md"), std::string::npos) << compact.out;
   EXPECT_EQ(compact.out.find("\\["), std::string::npos) << "no raw Markdown escapes: " << compact.out;

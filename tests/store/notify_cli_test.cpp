@@ -3,8 +3,8 @@
 // mail server speaking STARTTLS (or smtps) with a throw-away certificate that libcurl
 // verifies through LAST30DAYS_NOTIFY_SMTP_CA. Receivers that fail (500, 429 with
 // Retry-After, a hang, a 451) are bounded, reported and retried at the next run.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -93,7 +93,8 @@ struct Mailer {
   std::pair<std::string, std::string> cert = make_test_certificate(dir.path());
   FakeSmtp smtp{cert.first, cert.second};
   std::map<std::string, std::string> env() const {
-    return {{"LAST30DAYS_NOTIFY_SMTP_URL", "smtp://alice:" + std::string(kSmtpPasswordEncoded) + "@127.0.0.1:" + std::to_string(smtp.port())},
+    return {{"LAST30DAYS_NOTIFY_SMTP_URL",
+             "smtp://alice:" + std::string(kSmtpPasswordEncoded) + "@127.0.0.1:" + std::to_string(smtp.port())},
             {"LAST30DAYS_NOTIFY_EMAIL_FROM", "watch@example.org"},
             {"LAST30DAYS_NOTIFY_EMAIL_TO", "me@example.org, team@example.org"},
             {"LAST30DAYS_NOTIFY_SMTP_CA", cert.first}};
@@ -133,8 +134,8 @@ std::map<std::string, std::string> mime_parts(const std::string& data) {
 void a_day_passes(const HnWorld& w) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(w.default_db().c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, "UPDATE watchlist SET next_due_at = next_due_at - 86400, last_run_at = last_run_at - 86400", nullptr, nullptr,
-                         nullptr),
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE watchlist SET next_due_at = next_due_at - 86400, last_run_at = last_run_at - 86400", nullptr,
+                         nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(db);
 }
@@ -184,7 +185,8 @@ TEST(WatchNotify, TwoRunsADayApartSendOneMessagePerChannelThenSilence) {
     ASSERT_EQ(j["runs"].size(), 1u);
     EXPECT_EQ(j["runs"][0]["topic"], "zig comptime");
     EXPECT_TRUE(j["runs"][0]["previous_run_at"].is_null());
-    EXPECT_EQ(item_titles(j["runs"][0], "new"), (std::vector<std::string>{"Zig comptime explained", "Zig comptime generics in practice"}));
+    EXPECT_EQ(item_titles(j["runs"][0], "new"),
+              (std::vector<std::string>{"Zig comptime explained", "Zig comptime generics in practice"}));
     for (const char* f : {"new", "surging", "source_status"}) EXPECT_TRUE(j["runs"][0].contains(f)) << f;
   }
   {  // Slack incoming webhook: "text" (the notification fallback) and Block Kit blocks with mrkdwn links.
@@ -327,7 +329,8 @@ TEST(WatchNotify, FailedDeliveriesAreBoundedReportedAndRetriedAtTheNextRun) {
   const auto last_hook = rx.got("webhook").back();
   const auto j = body_json(last_hook);
   ASSERT_EQ(j["runs"].size(), 1u);
-  EXPECT_EQ(item_titles(j["runs"][0], "new"), (std::vector<std::string>{"Zig comptime explained", "Zig comptime generics in practice"}));
+  EXPECT_EQ(item_titles(j["runs"][0], "new"),
+            (std::vector<std::string>{"Zig comptime explained", "Zig comptime generics in practice"}));
   EXPECT_EQ(rx.got("slack").back().method, "POST");
   EXPECT_EQ(body_json(rx.got("slack").back())["blocks"][1]["type"], "section");
   EXPECT_EQ(mail.smtp.mails().size(), 1u);
@@ -367,7 +370,8 @@ TEST(WatchNotify, AHungMailServerAndAnUnverifiableCertificateAreBoundedFailures)
   // smtps://: TLS from the first byte.
   FakeSmtp smtps(mail.cert.first, mail.cert.second, true);
   env = mail.env();
-  env["LAST30DAYS_NOTIFY_SMTP_URL"] = "smtps://alice:" + std::string(kSmtpPasswordEncoded) + "@127.0.0.1:" + std::to_string(smtps.port());
+  env["LAST30DAYS_NOTIFY_SMTP_URL"] =
+      "smtps://alice:" + std::string(kSmtpPasswordEncoded) + "@127.0.0.1:" + std::to_string(smtps.port());
   auto sent = w.run({"watch", "notify", "test", "email"}, env);
   EXPECT_EQ(sent.exit_code, 0) << sent.err;
   EXPECT_NE(sent.out.find("sent a sample to email (smtps://127.0.0.1:"), std::string::npos) << sent.out;
@@ -387,14 +391,16 @@ TEST(WatchNotify, NotifyTestSendsASampleAndChannelSettingsAreChecked) {
   ASSERT_EQ(sent.exit_code, 0) << sent.err;
   EXPECT_EQ(sent.out.rfind("sent a sample to discord (" + rx.base() + "/****): delivered (HTTP 200)", 0), 0u) << sent.out;
   ASSERT_EQ(rx.got("discord").size(), 1u);
-  EXPECT_NE(body_json(rx.got("discord")[0])["embeds"][0]["description"].get<std::string>().find("A sample finding"), std::string::npos);
+  EXPECT_NE(body_json(rx.got("discord")[0])["embeds"][0]["description"].get<std::string>().find("A sample finding"),
+            std::string::npos);
   EXPECT_TRUE(rx.got("slack").empty()) << "only the channel asked for";
   auto missing = w.run({"watch", "notify", "test", "email"}, rx.env());
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("not configured"), std::string::npos) << missing.err;
 
   const std::vector<std::pair<std::string, std::string>> bad = {
-      {"LAST30DAYS_NOTIFY_SLACK", "http://hooks.slack.example/services/" + std::string(kSlackToken)},  // http:// only for loopback
+      {"LAST30DAYS_NOTIFY_SLACK",
+       "http://hooks.slack.example/services/" + std::string(kSlackToken)},  // http:// only for loopback
       {"LAST30DAYS_NOTIFY_WEBHOOK", "ftp://127.0.0.1/" + std::string(kHookToken)},
       {"LAST30DAYS_NOTIFY_NTFY", "https://ntfy.example/"},
       {"LAST30DAYS_NOTIFY_SMTP_URL", "http://127.0.0.1/" + std::string(kSmtpPasswordEncoded)}};
@@ -405,8 +411,10 @@ TEST(WatchNotify, NotifyTestSendsASampleAndChannelSettingsAreChecked) {
     expect_no_secret("stderr", r.err);
     EXPECT_TRUE(r.out.empty());
   }
-  for (const auto& args : std::vector<std::vector<std::string>>{{"watch", "notify"}, {"watch", "notify", "test", "pager"},
-                                                                {"watch", "add", "x", "--notify", "pager"}, {"tokio", "--notify", "slack"}}) {
+  for (const auto& args : std::vector<std::vector<std::string>>{{"watch", "notify"},
+                                                                {"watch", "notify", "test", "pager"},
+                                                                {"watch", "add", "x", "--notify", "pager"},
+                                                                {"tokio", "--notify", "slack"}}) {
     auto r = w.run(args, rx.env());
     EXPECT_EQ(r.exit_code, 2) << ::testing::PrintToString(args);
   }

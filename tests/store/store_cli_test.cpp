@@ -66,8 +66,7 @@ TEST(StoreCli, ResearchTwiceRemembersHistoryAndMarksWhatIsNew) {
   EXPECT_EQ(j2["history"]["runs_before"], 1) << "the topic matches case-folded with whitespace collapsed";
   ASSERT_TRUE(j2["history"]["last_run_at"].is_string());
   EXPECT_EQ(j2["history"]["last_run_at"].get<std::string>().size(), 20u);
-  for (const auto& it : j2["items"])
-    EXPECT_EQ(it["seen_before"], it["url"] != "https://zig.example/build") << it["url"];
+  for (const auto& it : j2["items"]) EXPECT_EQ(it["seen_before"], it["url"] != "https://zig.example/build") << it["url"];
 
   auto third = w.run({"zig comptime", "--search", "hn", "--store", "--quiet"});
   ASSERT_EQ(third.exit_code, 0) << third.err;
@@ -216,13 +215,26 @@ TEST(StoreCli, LibrarySearchFindsStoredFindingsAndSavedBriefs) {
 
 TEST(StoreCli, MemoryCommandsRejectBadInputWithExit2) {
   HnWorld w;
-  const std::vector<std::vector<std::string>> bad = {
-      {"library"}, {"library", "search"}, {"library", "find", "x"}, {"library", "search", "x", "--limit", "0"},
-      {"library", "search", "x", "--emit", "html"}, {"library", "search", "x", "--every", "2"},
-      {"watch"}, {"watch", "add"}, {"watch", "add", "x", "--every", "0"}, {"watch", "add", "x", "--every", "nan"},
-      {"watch", "list", "extra"}, {"watch", "list", "--emit", "md"}, {"watch", "run", "--emit", "html"},
-      {"watch", "run", "--days", "3"}, {"watch", "frobnicate"}, {"--discover", "--limit", "3"}, {"tokio", "--limit", "0"}, {"tokio", "--all"},
-      {"tokio", "--every", "3"}, {"--discover", "--nominate-only", "--store"}};
+  const std::vector<std::vector<std::string>> bad = {{"library"},
+                                                     {"library", "search"},
+                                                     {"library", "find", "x"},
+                                                     {"library", "search", "x", "--limit", "0"},
+                                                     {"library", "search", "x", "--emit", "html"},
+                                                     {"library", "search", "x", "--every", "2"},
+                                                     {"watch"},
+                                                     {"watch", "add"},
+                                                     {"watch", "add", "x", "--every", "0"},
+                                                     {"watch", "add", "x", "--every", "nan"},
+                                                     {"watch", "list", "extra"},
+                                                     {"watch", "list", "--emit", "md"},
+                                                     {"watch", "run", "--emit", "html"},
+                                                     {"watch", "run", "--days", "3"},
+                                                     {"watch", "frobnicate"},
+                                                     {"--discover", "--limit", "3"},
+                                                     {"tokio", "--limit", "0"},
+                                                     {"tokio", "--all"},
+                                                     {"tokio", "--every", "3"},
+                                                     {"--discover", "--nominate-only", "--store"}};
   for (const auto& args : bad) {
     auto r = w.run(args);
     EXPECT_EQ(r.exit_code, 2) << ::testing::PrintToString(args) << "\n" << r.err;
@@ -305,8 +317,10 @@ TEST(StoreCli, AReadOnlyStoreIsAClearErrorAndNoHalfRun) {
   if (::geteuid() == 0) args.insert(args.begin(), {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"});
   else fs::permissions(w.default_db(), fs::perms::owner_read);
   for (const auto& p : {w.home().path() + "/data", w.home().path() + "/data/last30days"})
-    fs::permissions(p, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
-  fs::permissions(w.default_db(), fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+    fs::permissions(p, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                           fs::perms::others_exec);
+  fs::permissions(w.default_db(),
+                  fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
   auto r = run_binary(args, w.env());
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("read-only"), std::string::npos) << r.err;
@@ -321,7 +335,9 @@ TEST(StoreCli, ConcurrentRunsOnOneSqliteStoreAllSucceed) {
   std::vector<ProcessResult> results(kRuns);
   std::vector<std::thread> threads;
   for (int i = 0; i < kRuns; ++i)
-    threads.emplace_back([&, i] { results[static_cast<std::size_t>(i)] = w.run({"zig comptime", "--search", "hn", "--store", "--quiet"}); });
+    threads.emplace_back([&, i] {
+      results[static_cast<std::size_t>(i)] = w.run({"zig comptime", "--search", "hn", "--store", "--quiet"});
+    });
   for (auto& t : threads) t.join();
   for (const auto& r : results) EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(sqlite_value(w.default_db(), "SELECT count(*) FROM runs"), std::to_string(kRuns));
@@ -414,12 +430,14 @@ TEST(StoreCli, SigkillMidWriteLeavesTheStoreConsistent) {
     const auto runs_after = std::stoi(sqlite_value(w.default_db(), "SELECT count(*) FROM runs"));
     (runs_after > runs_before ? killed_after_commit : killed_before_commit)++;
     ASSERT_EQ(sqlite_value(w.default_db(), "PRAGMA integrity_check"), "ok") << "delay " << delay_us;
-    ASSERT_EQ(sqlite_value(w.default_db(), "SELECT count(*) FROM runs r WHERE r.findings <> "
-                                           "(SELECT count(*) FROM sightings s WHERE s.run_id = r.id)"),
+    ASSERT_EQ(sqlite_value(w.default_db(),
+                           "SELECT count(*) FROM runs r WHERE r.findings <> "
+                           "(SELECT count(*) FROM sightings s WHERE s.run_id = r.id)"),
               "0")
         << "a committed run lost sightings (delay " << delay_us << ")";
-    ASSERT_EQ(sqlite_value(w.default_db(), "SELECT count(*) FROM findings f WHERE f.sightings <> "
-                                           "(SELECT count(*) FROM sightings s WHERE s.finding_id = f.id)"),
+    ASSERT_EQ(sqlite_value(w.default_db(),
+                           "SELECT count(*) FROM findings f WHERE f.sightings <> "
+                           "(SELECT count(*) FROM sightings s WHERE s.finding_id = f.id)"),
               "0");
   }
   // The FTS index agrees with its table, and the store still takes runs.
@@ -427,7 +445,8 @@ TEST(StoreCli, SigkillMidWriteLeavesTheStoreConsistent) {
   ASSERT_EQ(w.run({args.begin() + 1, args.end()}).exit_code, 0);
   sqlite3* db = nullptr;
   sqlite3_open(w.default_db().c_str(), &db);
-  EXPECT_EQ(sqlite3_exec(db, "INSERT INTO findings_fts(findings_fts) VALUES('integrity-check')", nullptr, nullptr, nullptr), SQLITE_OK)
+  EXPECT_EQ(sqlite3_exec(db, "INSERT INTO findings_fts(findings_fts) VALUES('integrity-check')", nullptr, nullptr, nullptr),
+            SQLITE_OK)
       << sqlite3_errmsg(db);
   sqlite3_close(db);
   std::printf("kills before commit: %d, after: %d\n", killed_before_commit, killed_after_commit);
@@ -436,7 +455,6 @@ TEST(StoreCli, SigkillMidWriteLeavesTheStoreConsistent) {
 }
 
 // --- PostgreSQL -----------------------------------------------------------------------
-
 
 TEST(StorePostgresCli, ResearchHistoryOnASharedStoreNeverPrintsThePassword) {
   auto& pg = PgCluster::shared();
@@ -475,8 +493,9 @@ TEST(StorePostgresCli, AWrongUrlIsAClearErrorWithoutThePassword) {
   EXPECT_EQ(bad_pw.err.find(wrong), std::string::npos) << bad_pw.err;
   EXPECT_NE(bad_pw.err.find("****"), std::string::npos) << bad_pw.err;
   EXPECT_TRUE(w.fake().log().empty());
-  auto no_server = w.run({"watch", "list", "--timeout", "3"},
-                         {{"LAST30DAYS_STORE_URL", "postgres://l30:" + wrong + "@/postgres?host=/nonexistent-l30-socket-dir"}}, 15000ms);
+  auto no_server =
+      w.run({"watch", "list", "--timeout", "3"},
+            {{"LAST30DAYS_STORE_URL", "postgres://l30:" + wrong + "@/postgres?host=/nonexistent-l30-socket-dir"}}, 15000ms);
   EXPECT_EQ(no_server.exit_code, 1);
   EXPECT_LT(no_server.elapsed, 5000ms);
   EXPECT_EQ(no_server.err.find(wrong), std::string::npos) << no_server.err;
@@ -489,7 +508,9 @@ TEST(StorePostgresCli, SeveralProcessesCreateTheSchemaAtOnce) {
   std::vector<ProcessResult> results(5);
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < results.size(); ++i)
-    threads.emplace_back([&, i] { results[i] = w.run({"watch", "list", "--emit", "json"}, {{"LAST30DAYS_STORE_URL", pg.url(db)}}); });
+    threads.emplace_back([&, i] {
+      results[i] = w.run({"watch", "list", "--emit", "json"}, {{"LAST30DAYS_STORE_URL", pg.url(db)}});
+    });
   for (auto& t : threads) t.join();
   for (const auto& r : results) EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(pg.query(db, "SELECT string_agg(version::text, ',' ORDER BY version) FROM last30days.schema_migrations")[0][0],
@@ -503,8 +524,8 @@ TEST(StorePostgresCli, TwoWatchRunProcessesRunEachDueTopicExactlyOnce) {
   w.set(kTwo);
   w.set_delay(150ms);  // long enough that both processes are at work at the same time
   const std::map<std::string, std::string> env{{"LAST30DAYS_STORE_URL", pg.url(db)}};
-  const std::vector<std::string> topics = {"zig comptime", "zig allocators", "zig build", "zig async", "zig errors",
-                                           "zig testing", "zig c interop", "zig packages"};
+  const std::vector<std::string> topics = {"zig comptime", "zig allocators", "zig build",     "zig async",
+                                           "zig errors",   "zig testing",    "zig c interop", "zig packages"};
   for (const auto& t : topics) ASSERT_EQ(w.run({"watch", "add", t, "--search", "hn"}, env).exit_code, 0);
   ProcessResult a, b;
   std::thread ta([&] { a = w.run({"watch", "run", "--emit", "json"}, env); });
@@ -525,7 +546,8 @@ TEST(StorePostgresCli, TwoWatchRunProcessesRunEachDueTopicExactlyOnce) {
   EXPECT_GT(in_b, 0u) << "both processes took a share";
   EXPECT_EQ(pg.query(db, "SELECT count(*) FROM last30days.runs")[0][0], std::to_string(topics.size()));
   EXPECT_EQ(pg.query(db, "SELECT count(DISTINCT topic_id) FROM last30days.runs")[0][0], std::to_string(topics.size()));
-  EXPECT_EQ(pg.query(db, "SELECT count(*) FROM last30days.watchlist WHERE claimed_by IS NOT NULL OR last_run_at IS NULL")[0][0], "0");
+  EXPECT_EQ(pg.query(db, "SELECT count(*) FROM last30days.watchlist WHERE claimed_by IS NOT NULL OR last_run_at IS NULL")[0][0],
+            "0");
 }
 
 TEST(StorePostgresCli, AServerThatStopsAnsweringEndsInExit1ByTheTimeout) {
@@ -542,7 +564,8 @@ TEST(StorePostgresCli, AServerThatStopsAnsweringEndsInExit1ByTheTimeout) {
   int backend = 0;
   for (int i = 0; i < 100 && backend == 0; ++i) {
     std::this_thread::sleep_for(20ms);
-    auto rows = pg.query("postgres", "SELECT pid FROM pg_stat_activity WHERE application_name = 'last30days' AND datname = '" + db + "'");
+    auto rows =
+        pg.query("postgres", "SELECT pid FROM pg_stat_activity WHERE application_name = 'last30days' AND datname = '" + db + "'");
     if (!rows.empty()) backend = std::stoi(rows[0][0]);
   }
   ASSERT_NE(backend, 0);

@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <netinet/in.h>
-#include <cstdlib>
 #include <sqlite3.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
@@ -21,7 +21,8 @@ using nlohmann::json;
 
 namespace {
 
-const std::vector<std::string> kResearch = {"tokio runtime", "--as-of", "2026-11-29", "--emit", "json", "--search", "hn", "--store"};
+const std::vector<std::string> kResearch = {"tokio runtime", "--as-of",  "2026-11-29", "--emit",
+                                            "json",          "--search", "hn",         "--store"};
 
 void sqlite_exec(const std::string& path, const std::string& sql) {
   sqlite3* db = nullptr;
@@ -61,7 +62,8 @@ TEST(StoreHardening, DamagedValuesCostTheirRowNotTheBrief) {
   env["LAST30DAYS_STORE_PATH"] = db;
   ASSERT_EQ(run_last30days(kResearch, env).exit_code, 0);
   ASSERT_EQ(run_last30days(kResearch, env).exit_code, 0);
-  sqlite_exec(db, "UPDATE runs SET finished_at = 'garbage' WHERE id = 1; UPDATE sightings SET engagement = 'NaNx' WHERE run_id = 2;");
+  sqlite_exec(db,
+              "UPDATE runs SET finished_at = 'garbage' WHERE id = 1; UPDATE sightings SET engagement = 'NaNx' WHERE run_id = 2;");
   auto r = run_last30days(kResearch, env);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(has_items(r.out)) << r.out.substr(0, 300);
@@ -112,7 +114,8 @@ TEST(StoreHardening, AFrozenServerCostsTheStoreShareNotTheBrief) {
   ::getsockname(listener2, reinterpret_cast<sockaddr*>(&addr), &len);
   env["LAST30DAYS_STORE_URL"] = "postgresql://l30:pw@127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) + "/research";
   for (const bool keep : {true, false}) {
-    std::vector<std::string> budgeted = {"tokio runtime", "--as-of", "2026-11-29", "--emit", "json", "--search", "hn,github", "--timeout", "20"};
+    std::vector<std::string> budgeted = {"tokio runtime", "--as-of",   "2026-11-29", "--emit", "json",
+                                         "--search",      "hn,github", "--timeout",  "20"};
     if (keep) budgeted.push_back("--store");
     auto b = run_last30days(budgeted, env, 40s);
     ASSERT_FALSE(b.timed_out);

@@ -1,8 +1,8 @@
 // The store's rules on both backends: a real SQLite file and a real PostgreSQL server.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
-#include <fcntl.h>
 
 #include <filesystem>
 #include <fstream>
@@ -181,7 +181,8 @@ TEST_P(StoreTest, ARunOfManyFindingsIsWrittenWholeInBatches) {
   // sighting and engagement, whatever order the database returns the ids in.
   auto s = open();
   std::vector<store::FindingInput> many;
-  for (int i = 0; i < 601; ++i) many.push_back(finding("https://e.com/many/" + std::to_string(i), "Story " + std::to_string(i), i));
+  for (int i = 0; i < 601; ++i)
+    many.push_back(finding("https://e.com/many/" + std::to_string(i), "Story " + std::to_string(i), i));
   many.push_back(finding("https://e.com/many/7", "Story 7 again", 1000));
   s->record({run("t", 1000, many)});
   s->record({run("t", 2000, {finding("https://e.com/many/600", "Story 600", 3), finding("https://e.com/new", "New", 4)})});
@@ -199,11 +200,13 @@ TEST_P(StoreTest, ARunOfManyFindingsIsWrittenWholeInBatches) {
 
 TEST_P(StoreTest, LibrarySearchQuotesTheUsersWords) {
   auto s = open();
-  s->record({run("langs", 1000, {finding("https://e.com/1", "C++ coroutines in practice", 50),
-                                 finding("https://e.com/2", "AND gates explained for programmers", 20),
-                                 finding("https://e.com/3", "Rust async runtimes compared", 30, "tokio and smol")})});
-  for (const std::string q : {"\"", "c++ \"", "AND", "OR", "NOT", "NEAR(rust async)", "title:rust", "rust*", "-rust", "(", ")",
-                              "^rust", "{title}: x", "'", "\\", "%", "_", "rust' OR 1=1 --", "\xff\xfe", "", "   "}) {
+  s->record({run("langs", 1000,
+                 {finding("https://e.com/1", "C++ coroutines in practice", 50),
+                  finding("https://e.com/2", "AND gates explained for programmers", 20),
+                  finding("https://e.com/3", "Rust async runtimes compared", 30, "tokio and smol")})});
+  for (const std::string q :
+       {"\"",         "c++ \"", "AND", "OR", "NOT", "NEAR(rust async)", "title:rust", "rust*", "-rust", "(", ")", "^rust",
+        "{title}: x", "'",      "\\",  "%",  "_",   "rust' OR 1=1 --",  "\xff\xfe",   "",      "   "}) {
     SCOPED_TRACE(q);
     EXPECT_NO_THROW(s->search(q, 10));
   }
@@ -470,7 +473,8 @@ TEST_P(StoreTest, SavedBriefsAreKeptPerMachine) {
 
 TEST_P(StoreTest, ForgetRemovesATopicItsRunsAndTheFindingsOnlyItHolds) {
   auto s = open();
-  s->record({run("alpha", 1000, {finding("https://f.example/shared", "shared pelican"), finding("https://f.example/only-a", "only pelican")})});
+  s->record({run("alpha", 1000,
+                 {finding("https://f.example/shared", "shared pelican"), finding("https://f.example/only-a", "only pelican")})});
   s->record({run("beta", 1100, {finding("https://f.example/shared", "shared pelican")})});
   s->watch_add(entry("alpha"), 1200);
   EXPECT_FALSE(s->forget("gamma"));
@@ -591,8 +595,9 @@ TEST(StoreSqlite, LibraryScoresAreFts5sOwnBm25BelowTheWeightSample) {
   const char* titles[] = {"Tokio scheduler rewrite", "Scheduler notes", "A rewrite of the async runtime",
                           "Runtime scheduler and rewrite plans for tokio", "Unrelated"};
   for (int i = 0; i < 40; ++i)
-    in.findings.push_back({"https://e.com/" + std::to_string(i), std::string(titles[i % 5]) + " " + std::to_string(i), "hackernews",
-                           i % 3 ? "the scheduler rewrite in a longer snippet with other words" : "short", 1, std::nullopt});
+    in.findings.push_back({"https://e.com/" + std::to_string(i), std::string(titles[i % 5]) + " " + std::to_string(i),
+                           "hackernews", i % 3 ? "the scheduler rewrite in a longer snippet with other words" : "short", 1,
+                           std::nullopt});
   s->record({in});
   for (const std::string q : {"scheduler", "scheduler rewrite", "tokio runtime rewrite", "e.com"}) {
     const auto hits = s->search(q, 8).results;

@@ -28,9 +28,9 @@ class Child {
   std::optional<std::string> read_line(std::chrono::milliseconds timeout);
   // Exit code, or nullopt when it did not exit in time (then it is killed).
   std::optional<int> wait(std::chrono::milliseconds timeout);
-  std::string err() const;         // stderr so far (pipe mode)
+  std::string err() const;          // stderr so far (pipe mode)
   int pid() const { return pid_; }  // to signal it
-  std::string out_rest() const;    // stdout not yet returned by read_line
+  std::string out_rest() const;     // stdout not yet returned by read_line
 
  private:
   void pump(int fd, std::string* sink);

@@ -158,7 +158,8 @@ void FakeSmtp::serve(int fd) {
   while (!stop_.load() && c.line(&line)) {
     const std::string cmd = upper(line.substr(0, line.find(' ')));
     if (cmd == "EHLO" || cmd == "HELO") {
-      c.send(mail.tls ? "250-fake.smtp.test\r\n250-AUTH PLAIN LOGIN\r\n250 8BITMIME\r\n" : "250-fake.smtp.test\r\n250-STARTTLS\r\n250 8BITMIME\r\n");
+      c.send(mail.tls ? "250-fake.smtp.test\r\n250-AUTH PLAIN LOGIN\r\n250 8BITMIME\r\n"
+                      : "250-fake.smtp.test\r\n250-STARTTLS\r\n250 8BITMIME\r\n");
     } else if (cmd == "STARTTLS" && !mail.tls) {
       c.send("220 ready\r\n");
       if (!start_tls()) return finish();

@@ -101,13 +101,13 @@ struct Conn {
   std::string in;
   std::string out;
   std::size_t out_pos = 0;
-  int exchange = -1;       // index into log while a request is open
+  int exchange = -1;  // index into log while a request is open
   bool hanging = false;
   bool close_after = false;
   Clock::time_point send_at{};
   bool waiting_delay = false;
   std::shared_ptr<const std::atomic<bool>> held;  // the answer waits until *held is true
-  std::deque<std::string> later;  // streamed pieces still to write, each after `gap`
+  std::deque<std::string> later;                  // streamed pieces still to write, each after `gap`
   std::chrono::milliseconds gap{0};
 };
 
@@ -300,8 +300,7 @@ FakeUpstream::FakeUpstream(Handler handler) : impl_(std::make_unique<Impl>()) {
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   addr.sin_port = 0;
-  if (::bind(impl_->listen_fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::listen(impl_->listen_fd, 128) != 0)
+  if (::bind(impl_->listen_fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(impl_->listen_fd, 128) != 0)
     throw std::runtime_error("fake upstream: bind/listen failed");
   socklen_t len = sizeof addr;
   ::getsockname(impl_->listen_fd, reinterpret_cast<sockaddr*>(&addr), &len);

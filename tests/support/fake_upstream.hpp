@@ -67,9 +67,9 @@ class FakeUpstream {
   std::string host_map(const std::vector<std::pair<std::string, std::string>>& host_to_prefix) const;
 
   std::vector<Exchange> log() const;
-  int open_hung() const;     // hung exchanges whose socket is still open
-  int closed_hung() const;   // hung exchanges the client closed
-  int connections() const;   // accepted so far
+  int open_hung() const;    // hung exchanges whose socket is still open
+  int closed_hung() const;  // hung exchanges the client closed
+  int connections() const;  // accepted so far
 
  private:
   struct Impl;

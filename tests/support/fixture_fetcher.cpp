@@ -13,8 +13,7 @@ FixtureFetcher& FixtureFetcher::on(std::string url_contains, http::Response resp
   return *this;
 }
 
-FixtureFetcher& FixtureFetcher::on_body(std::string url_contains, std::string body, std::string content_type,
-                                        long status) {
+FixtureFetcher& FixtureFetcher::on_body(std::string url_contains, std::string body, std::string content_type, long status) {
   http::Response r;
   r.status = status;
   r.body = std::move(body);
@@ -50,8 +49,8 @@ http::Response FixtureFetcher::get(const http::Request& request) {
   {
     std::lock_guard lock(mu_);
     for (const auto& [in, unless] : held_)
-      held = held || (request.url.find(in) != std::string::npos &&
-                      (unless.empty() || request.url.find(unless) == std::string::npos));
+      held = held ||
+             (request.url.find(in) != std::string::npos && (unless.empty() || request.url.find(unless) == std::string::npos));
   }
   if (held) {
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);

@@ -3,8 +3,8 @@
 #include <atomic>
 #include <mutex>
 #include <optional>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sources/source.hpp"
@@ -22,8 +22,8 @@ class FixtureFetcher : public sources::Fetcher {
   // cancelled as the HTTP client's would (after 10 s they answer from the routes): a
   // request still in flight when a source gives up.
   FixtureFetcher& hold(std::string url_contains, std::string except_containing = "");
-  int cancelled() const;  // held requests that ended by their stop token
-  int answered() const;   // requests that got an answer (not cancelled)
+  int cancelled() const;                           // held requests that ended by their stop token
+  int answered() const;                            // requests that got an answer (not cancelled)
   int holding() const { return holding_.load(); }  // held requests waiting right now
   http::Response get(const http::Request& request) override;
   std::vector<std::string> urls() const;
@@ -42,7 +42,8 @@ class FixtureFetcher : public sources::Fetcher {
 
 // A source Env over a fetcher with an empty config and a far deadline.
 struct TestEnv {
-  explicit TestEnv(sources::Fetcher& f, core::Config cfg = {}) : config(std::move(cfg)), env{config, f, core::Deadline::in(core::Millis(30000)), {}} {}
+  explicit TestEnv(sources::Fetcher& f, core::Config cfg = {})
+      : config(std::move(cfg)), env{config, f, core::Deadline::in(core::Millis(30000)), {}} {}
   core::Config config;
   sources::Env env;
 };

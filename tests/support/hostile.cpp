@@ -32,7 +32,7 @@ http::Response net_error(http::NetError error) {
 
 namespace {
 
-constexpr std::size_t kHugeItems = 20000;  // 80 pages of the largest page we ask for
+constexpr std::size_t kHugeItems = 20000;     // 80 pages of the largest page we ask for
 constexpr std::size_t kMaxReasonBytes = 300;  // a reason quotes upstream text, it does not carry it
 
 std::string nested(std::size_t depth, std::string_view open, std::string_view close) {
@@ -58,8 +58,8 @@ std::vector<HostileAnswer> standard_hostile_answers(Format format) {
       {"anti-bot page", reply(200, block, "text/html"), SourceState::rate_limited, ""},
       {"401", reply(401, R"({"message":"Bad credentials"})"), SourceState::auth_failed, "401"},
       {"403", reply(403, R"({"message":"Forbidden"})"), SourceState::auth_failed, "403"},
-      {"403 rate limit", reply(403, R"({"message":"API rate limit exceeded"})", "application/json",
-                               {{"x-ratelimit-remaining", "0"}}),
+      {"403 rate limit",
+       reply(403, R"({"message":"API rate limit exceeded"})", "application/json", {{"x-ratelimit-remaining", "0"}}),
        SourceState::rate_limited, "403"},
       {"403 block page", reply(403, "<html><head><title>Just a moment...</title></head><body>cf-chl</body></html>", "text/html"),
        SourceState::rate_limited, ""},
@@ -83,15 +83,18 @@ std::vector<HostileAnswer> standard_hostile_answers(Format format) {
     rows.push_back({"JSON null", json_reply("null"), SourceState::schema_drift, ""});
     rows.push_back({"JSON number", json_reply("42"), SourceState::schema_drift, ""});
     rows.push_back({"JSON string", json_reply(R"("hits")"), SourceState::schema_drift, ""});
-    rows.push_back({"object of the wrong shape", json_reply(R"({"unexpected":{"nested":[1,2,3]}})"), SourceState::schema_drift, ""});
+    rows.push_back(
+        {"object of the wrong shape", json_reply(R"({"unexpected":{"nested":[1,2,3]}})"), SourceState::schema_drift, ""});
     rows.push_back({"deeply nested", json_reply(nested(20000, R"({"a":[)", "]}")), SourceState::schema_drift, ""});
-    rows.push_back({"huge garbage", json_reply(R"({"padding":")" + std::string(2u << 20, 'x') + "\"}"), SourceState::schema_drift, ""});
+    rows.push_back(
+        {"huge garbage", json_reply(R"({"padding":")" + std::string(2u << 20, 'x') + "\"}"), SourceState::schema_drift, ""});
     rows.push_back({"invalid UTF-8", json_reply("{\"\xff\xfe\":\"\xc3\x28\"}"), SourceState::schema_drift, ""});
   } else {
     rows.push_back({"malformed XML", xml_reply(R"(<feed xmlns="http://www.w3.org/2005/Atom"><entry><title>x</ti)"),
                     SourceState::schema_drift, "malformed"});
     rows.push_back({"JSON instead of XML", json_reply(R"({"entries":[]})"), SourceState::schema_drift, ""});
-    rows.push_back({"RSS instead of Atom", reply(200, R"(<?xml version="1.0"?><rss version="2.0"><channel/></rss>)", "application/xml"),
+    rows.push_back({"RSS instead of Atom",
+                    reply(200, R"(<?xml version="1.0"?><rss version="2.0"><channel/></rss>)", "application/xml"),
                     SourceState::schema_drift, ""});
     rows.push_back({"plain text", reply(200, "all good", "text/plain"), SourceState::schema_drift, ""});
     rows.push_back({"deeply nested", xml_reply(nested(20000, "<a>", "</a>")), SourceState::schema_drift, ""});
@@ -101,7 +104,9 @@ std::vector<HostileAnswer> standard_hostile_answers(Format format) {
 
 HostileTable::HostileTable(const sources::Source& source, std::string route, Format format)
     : source_(source), route_(std::move(route)), format_(format), rows_(standard_hostile_answers(format)) {
-  call_ = [](const sources::Source& s, sources::Env& env) { return s.search(make_query("rust", "2026-11-01", "2026-11-29"), env); };
+  call_ = [](const sources::Source& s, sources::Env& env) {
+    return s.search(make_query("rust", "2026-11-01", "2026-11-29"), env);
+  };
 }
 
 HostileTable& HostileTable::valid(std::string body) {
@@ -196,7 +201,8 @@ void HostileTable::run() const {
     if (failing && failures_become_) {
       EXPECT_EQ(r.reason.rfind(failure_prefix_, 0), 0u) << r.reason;
     }
-    EXPECT_LE(r.reason.size(), kMaxReasonBytes) << "a reason quotes upstream text, it does not carry it: " << r.reason.substr(0, 400);
+    EXPECT_LE(r.reason.size(), kMaxReasonBytes)
+        << "a reason quotes upstream text, it does not carry it: " << r.reason.substr(0, 400);
     EXPECT_EQ(core::sanitize_utf8(r.reason), r.reason) << "reasons are valid UTF-8 without control characters";
     EXPECT_EQ(r.reason.find('\n'), std::string::npos) << "reasons are one line";
     for (const auto& secret : secrets_) EXPECT_EQ(r.reason.find(secret), std::string::npos) << "a secret leaked: " << r.reason;

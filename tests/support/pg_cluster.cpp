@@ -26,7 +26,8 @@ std::string find_bindir() {
     if (fs::exists(bin / "initdb") && bin.string() > best) best = bin.string();
   }
   if (best.empty())
-    throw std::runtime_error("PostgreSQL server binaries not found under /usr/lib/postgresql: run scripts/deps.sh (package postgresql)");
+    throw std::runtime_error(
+        "PostgreSQL server binaries not found under /usr/lib/postgresql: run scripts/deps.sh (package postgresql)");
   return best;
 }
 
@@ -39,9 +40,7 @@ PgCluster::PgCluster() : bin_(find_bindir()) {
   std::random_device rd;
   // Characters that need percent-encoding in a URI, to prove they are handled.
   password_ = "pw:" + std::to_string(rd()) + "@x";
-  {
-    std::ofstream(dir_ + "/pwfile") << password_ << "\n";
-  }
+  { std::ofstream(dir_ + "/pwfile") << password_ << "\n"; }
   if (::geteuid() == 0) {
     const passwd* pw = ::getpwnam("postgres");
     if (pw == nullptr) throw std::runtime_error("running as root needs the 'postgres' user (package postgresql)");
@@ -50,16 +49,15 @@ PgCluster::PgCluster() : bin_(find_bindir()) {
   }
   fs::permissions(dir_, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
                             fs::perms::others_exec);
-  run_as_owner({bin_ + "/initdb", "-D", dir_ + "/data", "-U", "l30", "--pwfile=" + dir_ + "/pwfile",
-                "--auth-local=scram-sha-256", "--auth-host=reject", "-E", "UTF8", "--locale=C", "--no-sync"});
+  run_as_owner({bin_ + "/initdb", "-D", dir_ + "/data", "-U", "l30", "--pwfile=" + dir_ + "/pwfile", "--auth-local=scram-sha-256",
+                "--auth-host=reject", "-E", "UTF8", "--locale=C", "--no-sync"});
   start();
 }
 
 PgCluster::~PgCluster() {
   try {
     stop();
-  } catch (...) {
-  }
+  } catch (...) {}
   std::error_code ec;
   fs::remove_all(dir_, ec);
 }

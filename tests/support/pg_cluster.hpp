@@ -26,7 +26,7 @@ class PgCluster {
   // Runs SQL (as the superuser); returns the rows of the last statement, values as text.
   std::vector<std::vector<std::string>> query(const std::string& db, const std::string& sql) const;
 
-  void stop();   // immediate shutdown
+  void stop();  // immediate shutdown
   void start();
 
  private:

@@ -6,21 +6,30 @@
 #include <filesystem>
 
 #include "core/text.hpp"
-#include "core/url.hpp"
 #include "core/time.hpp"
+#include "core/url.hpp"
 
 namespace testing_support {
 
 std::map<std::string, std::string> Scenario::host_prefixes() {
-  return {{"hn.algolia.com", "/hn"},         {"www.reddit.com", "/reddit"},
-          {"oauth.reddit.com", "/reddit-oauth"}, {"arctic-shift.photon-reddit.com", "/arctic"},
-          {"gamma-api.polymarket.com", "/pm"}, {"api.github.com", "/gh"},
-          {"export.arxiv.org", "/arxiv"},    {"lobste.rs", "/lobsters"},
-          {"api.stackexchange.com", "/se"},  {"bsky.social", "/bsky"},
-          {"morel.us-east.host.bsky.network", "/pds"}, {"api.bsky.app", "/appview"},
-          {"api.x.com", "/x"},               {"www.googleapis.com", "/yt"},
-          {"api.search.brave.com", "/brave"}, {"searx.test", "/searx"},
-          {"wikimedia.org", "/wm"},          {"en.wikipedia.org", "/wp"}};
+  return {{"hn.algolia.com", "/hn"},
+          {"www.reddit.com", "/reddit"},
+          {"oauth.reddit.com", "/reddit-oauth"},
+          {"arctic-shift.photon-reddit.com", "/arctic"},
+          {"gamma-api.polymarket.com", "/pm"},
+          {"api.github.com", "/gh"},
+          {"export.arxiv.org", "/arxiv"},
+          {"lobste.rs", "/lobsters"},
+          {"api.stackexchange.com", "/se"},
+          {"bsky.social", "/bsky"},
+          {"morel.us-east.host.bsky.network", "/pds"},
+          {"api.bsky.app", "/appview"},
+          {"api.x.com", "/x"},
+          {"www.googleapis.com", "/yt"},
+          {"api.search.brave.com", "/brave"},
+          {"searx.test", "/searx"},
+          {"wikimedia.org", "/wm"},
+          {"en.wikipedia.org", "/wp"}};
 }
 
 Scenario::Scenario(Override override, World world) : override_(std::move(override)), world_(world) {
@@ -58,7 +67,9 @@ std::string fill_time_templates(std::string text) {
 FakeReply Scenario::discovery_answer(const FakeRequest& r) const {
   const auto& p = r.path;
   auto starts = [&](std::string_view prefix) { return p.rfind(prefix, 0) == 0; };
-  auto json_file = [](const char* name) { return FakeReply::json(fill_time_templates(fixture(std::string("discover/") + name))); };
+  auto json_file = [](const char* name) {
+    return FakeReply::json(fill_time_templates(fixture(std::string("discover/") + name)));
+  };
   if (starts("/hn/api/v1/search")) {
     if (r.param("tags").find("front_page") != std::string::npos) return json_file("hn_front_page.json");
     if (r.param("numericFilters").find("points") != std::string::npos) return json_file("hn_best.json");
@@ -83,7 +94,8 @@ FakeReply Scenario::discovery_answer(const FakeRequest& r) const {
   // A multireddit ("r/news+worldnews"): the r/all entries filed under one of its subreddits.
   if (starts("/reddit/r/") && (p.ends_with("/top.rss") || p.ends_with("/rising.rss"))) {
     const std::string subs = core::casefold(p.substr(10, p.rfind('/') - 10));
-    std::string feed = fill_time_templates(fixture(p.ends_with("/top.rss") ? "discover/reddit_all_top.rss.xml" : "discover/reddit_all_rising.rss.xml"));
+    std::string feed = fill_time_templates(
+        fixture(p.ends_with("/top.rss") ? "discover/reddit_all_top.rss.xml" : "discover/reddit_all_rising.rss.xml"));
     for (auto at = feed.find("<entry>"); at != std::string::npos; at = feed.find("<entry>", at)) {
       const auto end = feed.find("</entry>", at) + 8;
       const auto term = feed.find("<category term=\"", at) + 16;
@@ -94,7 +106,8 @@ FakeReply Scenario::discovery_answer(const FakeRequest& r) const {
     return FakeReply::xml(feed);
   }
   if (starts("/reddit/search.rss"))
-    return FakeReply::xml("<?xml version=\"1.0\" encoding=\"UTF-8\"?><feed xmlns=\"http://www.w3.org/2005/Atom\"><title>search</title></feed>");
+    return FakeReply::xml(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><feed xmlns=\"http://www.w3.org/2005/Atom\"><title>search</title></feed>");
   if (starts("/arctic/api/posts/ids")) return json_file("arctic_ids.json");
   if (starts("/lobsters/hottest.json") || starts("/lobsters/newest")) return json_file("lobsters_hottest.json");
   if (starts("/gh/search/repositories")) return json_file("github_rising.json");
@@ -102,7 +115,9 @@ FakeReply Scenario::discovery_answer(const FakeRequest& r) const {
   if (starts("/pm/events")) return json_file("polymarket_events.json");
   if (starts("/pm/public-search")) return FakeReply::json(R"({"events":[],"pagination":{"hasMore":false,"totalResults":0}})");
   if (starts("/arxiv/api/query"))
-    return FakeReply::xml("<?xml version=\"1.0\" encoding=\"UTF-8\"?><feed xmlns=\"http://www.w3.org/2005/Atom\"><title>arXiv Query</title></feed>");
+    return FakeReply::xml(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><feed xmlns=\"http://www.w3.org/2005/Atom\"><title>arXiv "
+        "Query</title></feed>");
   if (starts("/se/2.3/search/advanced")) {
     FakeReply reply = FakeReply::json(R"({"items":[],"has_more":false,"quota_max":300,"quota_remaining":299})");
     reply.gzip = true;
@@ -128,9 +143,13 @@ FakeReply Scenario::wikipedia_daily(const FakeRequest& r) {
   for (core::UnixSeconds d = *day; d <= *last; d += 86400) {
     const bool surge = article == "GPT-6" && *last - d < 3 * 86400;
     const std::string stamp = core::format_date(d);
-    items.push_back({{"project", "en.wikipedia"}, {"article", article}, {"granularity", "daily"},
+    items.push_back({{"project", "en.wikipedia"},
+                     {"article", article},
+                     {"granularity", "daily"},
                      {"timestamp", stamp.substr(0, 4) + stamp.substr(5, 2) + stamp.substr(8, 2) + "00"},
-                     {"access", "all-access"}, {"agent", "user"}, {"views", surge ? 600000 : 40000}});
+                     {"access", "all-access"},
+                     {"agent", "user"},
+                     {"views", surge ? 600000 : 40000}});
   }
   return FakeReply::json(nlohmann::json{{"items", items}}.dump());
 }
@@ -152,14 +171,16 @@ std::optional<FakeReply> Scenario::common_answer(const FakeRequest& r) {
   }
   // The account's PDS, or bsky.social itself (which proxies for it), with the session's token.
   if (starts("/pds/xrpc/app.bsky.") || starts("/bsky/xrpc/app.bsky.")) {
-    if (header("authorization") != "Bearer " + nlohmann::json::parse(fixture("e2e/bluesky_session.json"))["accessJwt"].get<std::string>())
+    if (header("authorization") !=
+        "Bearer " + nlohmann::json::parse(fixture("e2e/bluesky_session.json"))["accessJwt"].get<std::string>())
       return FakeReply::json(fixture("bluesky/error_expired_token.json"), 400);
     if (p.ends_with("/app.bsky.feed.getFeed") || core::contains_ci(r.param("q"), "jepsen"))
       return FakeReply::json(fill_time_templates(fixture("e2e/crosspost_bluesky.json")));
     return FakeReply::json(fixture("e2e/bluesky_search.json"));
   }
   if (starts("/x/2/tweets/search/recent")) {
-    if (header("authorization") != std::string("Bearer ") + kGoodXToken) return FakeReply::json(fixture("x/error_401_unauthorized.json"), 401);
+    if (header("authorization") != std::string("Bearer ") + kGoodXToken)
+      return FakeReply::json(fixture("x/error_401_unauthorized.json"), 401);
     return FakeReply::json(fill_time_templates(fixture("e2e/crosspost_x.json")));
   }
   if (starts("/yt/youtube/v3/")) {
@@ -187,7 +208,7 @@ FakeReply Scenario::research_answer(const FakeRequest& r) const {
   auto starts = [&](std::string_view prefix) { return p.rfind(prefix, 0) == 0; };
   if (starts("/hn/api/v1/search"))
     return FakeReply::json(core::contains_ci(r.param("query"), "jepsen") ? fill_time_templates(fixture("e2e/crosspost_hn.json"))
-                                                                        : fixture("e2e/hn_search.json"));
+                                                                         : fixture("e2e/hn_search.json"));
   if (starts("/reddit/search.rss")) return FakeReply::xml(fixture("e2e/reddit_search.rss.xml"));
   if (starts("/arctic/api/posts/ids")) return FakeReply::json(fixture("e2e/arctic_ids.json"));
   if (starts("/pm/public-search")) return FakeReply::json(fixture("e2e/polymarket_search.json"));
@@ -228,7 +249,8 @@ std::map<std::string, std::string> isolated_env(const TempDir& home, const std::
 
 std::map<std::string, std::string> without_credentials(const TempDir& home) {
   std::filesystem::create_directories(home.path() + "/bin");
-  std::map<std::string, std::string> env{{"HOME", home.path()}, {"XDG_CONFIG_HOME", home.path() + "/config"},
+  std::map<std::string, std::string> env{{"HOME", home.path()},
+                                         {"XDG_CONFIG_HOME", home.path() + "/config"},
                                          {"PATH", home.path() + "/bin"}};  // tests put a fake yt-dlp here
   for (const char* key : {"GITHUB_TOKEN", "REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET", "STACKEXCHANGE_KEY", "BSKY_HANDLE",
                           "BSKY_APP_PASSWORD", "X_BEARER_TOKEN", "YOUTUBE_API_KEY", "BRAVE_API_KEY", "SEARXNG_URL"})
@@ -259,7 +281,10 @@ int Scenario::requests_under(const std::string& prefix) const {
 
 std::map<std::string, std::string> offline_env(const TempDir& home) {
   int port = 0;
-  { FakeUpstream gone([](const FakeRequest&) { return FakeReply::json("{}"); }); port = gone.port(); }
+  {
+    FakeUpstream gone([](const FakeRequest&) { return FakeReply::json("{}"); });
+    port = gone.port();
+  }
   std::string map;
   for (const auto& [host, prefix] : Scenario::host_prefixes())
     map += (map.empty() ? "" : ",") + host + "=http://127.0.0.1:" + std::to_string(port) + prefix;

@@ -80,7 +80,8 @@ ProcessResult run_binary(const std::vector<std::string>& args, const std::map<st
   close(out_pipe[1]);
   close(err_pipe[1]);
   close(in_pipe[0]);
-  if (!stdin_data.empty()) [[maybe_unused]] auto w = write(in_pipe[1], stdin_data.data(), stdin_data.size());
+  if (!stdin_data.empty()) [[maybe_unused]]
+    auto w = write(in_pipe[1], stdin_data.data(), stdin_data.size());
   close(in_pipe[1]);
 
   ProcessResult r;

@@ -8,8 +8,8 @@
 namespace testing_support {
 
 struct ProcessResult {
-  int exit_code = -1;       // -1 when killed by the watchdog
-  bool timed_out = false;   // the watchdog had to kill it
+  int exit_code = -1;      // -1 when killed by the watchdog
+  bool timed_out = false;  // the watchdog had to kill it
   std::string out;
   std::string err;
   std::chrono::milliseconds elapsed{0};
@@ -18,9 +18,9 @@ struct ProcessResult {
 struct SpawnOptions {
   std::chrono::milliseconds watchdog{60000};
   std::string stdin_data;
-  std::string cwd;             // empty: the test's own working directory
-  int stdout_fd = -1;          // >= 0: the child's stdout is this descriptor (not captured)
-  bool close_stdout = false;   // the child starts with descriptor 1 closed
+  std::string cwd;            // empty: the test's own working directory
+  int stdout_fd = -1;         // >= 0: the child's stdout is this descriptor (not captured)
+  bool close_stdout = false;  // the child starts with descriptor 1 closed
 };
 
 // A NULL-terminated char* array for posix_spawn (argv, envp) that owns its strings.

@@ -75,8 +75,8 @@ TEST(PickThreads, TheLiveliestThreadOfEachStoryFirstThenTheRest) {
   auto top = item("reddit:a1", 300);
   top.also_seen = {sighting("hackernews:1", 900), sighting("lobsters:x1", 20)};
   auto r = report({{top, item("github:repo:5", 0)}, {item("hackernews:2", 50), item("reddit:b2", 0)}, {item("lobsters:y2", 4)}});
-  EXPECT_EQ(picks(r), (std::vector<Pick>{{"hackernews:1", 0}, {"hackernews:2", -1}, {"lobsters:y2", -1}, {"reddit:a1", -1},
-                                         {"lobsters:x1", 1}}))
+  EXPECT_EQ(picks(r), (std::vector<Pick>{
+                          {"hackernews:1", 0}, {"hackernews:2", -1}, {"lobsters:y2", -1}, {"reddit:a1", -1}, {"lobsters:x1", 1}}))
       << "GitHub has no comments capability; reddit:b2 counted zero comments";
   EXPECT_EQ(picks(r, 2), (std::vector<Pick>{{"hackernews:1", 0}, {"hackernews:2", -1}}));
 }
@@ -100,8 +100,7 @@ class SlowFetcher final : public sources::Fetcher {
   explicit SlowFetcher(std::optional<std::chrono::milliseconds> delay) : delay_(delay) {}
   http::Response get(const http::Request& req) override {
     const int now = ++in_flight_;
-    for (int seen = peak_.load(); now > seen && !peak_.compare_exchange_weak(seen, now);) {
-    }
+    for (int seen = peak_.load(); now > seen && !peak_.compare_exchange_weak(seen, now);) {}
     std::unique_lock lock(mu_);
     const auto until = delay_ ? std::min(core::Clock::now() + *delay_, req.deadline.when()) : req.deadline.when();
     cv_.wait_until(lock, until, [] { return false; });

@@ -80,10 +80,11 @@ model::Comparison compare(std::vector<model::Report> reports) {
 }  // namespace
 
 TEST(SharedStories, SameUrlAcrossEntitiesIsOneSharedStory) {
-  auto c = compare({report("tokio", {item("hackernews:1", "https://tokio.rs/2", "Tokio 2.0 released", 900),
-                                     item("hackernews:2", "https://www.bench.dev/runtimes?utm_source=x", "Runtime benchmarks", 300)}),
-                    report("smol", {item("reddit:9", "http://bench.dev/runtimes", "Benchmarking three async runtimes", 80),
-                                    item("hackernews:3", "https://smol.rs/1", "smol 3.0", 50)})});
+  auto c =
+      compare({report("tokio", {item("hackernews:1", "https://tokio.rs/2", "Tokio 2.0 released", 900),
+                                item("hackernews:2", "https://www.bench.dev/runtimes?utm_source=x", "Runtime benchmarks", 300)}),
+               report("smol", {item("reddit:9", "http://bench.dev/runtimes", "Benchmarking three async runtimes", 80),
+                               item("hackernews:3", "https://smol.rs/1", "smol 3.0", 50)})});
   ASSERT_EQ(c.shared.size(), 1u);
   EXPECT_EQ(c.shared[0].entities, (Entities{"tokio", "smol"}));
   EXPECT_EQ(c.shared[0].title, "Benchmarking three async runtimes") << "the best-scored cluster (smol's first) names it";
@@ -99,11 +100,12 @@ TEST(SharedStories, SameUrlAcrossEntitiesIsOneSharedStory) {
 TEST(SharedStories, FoundThroughSightingsItemIdsAndNearDuplicateTitles) {
   auto a = item("reddit:1", "https://blog.example/post", "Async Rust in 2026: the state of runtimes", 100);
   a.also_seen.push_back({"hackernews", "https://news.ycombinator.com/item?id=7", "x", std::nullopt, {}});
-  auto c = compare({report("tokio", {a, item("hackernews:5", "https://a.example/1", "Rust async runtime survey results published today", 10),
-                                     item("github:3", "https://github.com/x/y", "x/y: a thing", 5)}),
-                    report("glommio", {item("hackernews:7", "https://news.ycombinator.com/item?id=7", "Ask HN: something", 40),
-                                       item("hackernews:8", "https://b.example/2", "Rust async runtime survey results published today!", 10)}),
-                    report("smol", {item("github:3", "https://github.com/x/y?tab=readme", "x/y: a thing", 5)})});
+  auto c = compare(
+      {report("tokio", {a, item("hackernews:5", "https://a.example/1", "Rust async runtime survey results published today", 10),
+                        item("github:3", "https://github.com/x/y", "x/y: a thing", 5)}),
+       report("glommio", {item("hackernews:7", "https://news.ycombinator.com/item?id=7", "Ask HN: something", 40),
+                          item("hackernews:8", "https://b.example/2", "Rust async runtime survey results published today!", 10)}),
+       report("smol", {item("github:3", "https://github.com/x/y?tab=readme", "x/y: a thing", 5)})});
   ASSERT_EQ(c.shared.size(), 3u);
   auto shared_by = [&](const std::string& title_part) -> Entities {
     for (const auto& st : c.shared)
@@ -117,22 +119,25 @@ TEST(SharedStories, FoundThroughSightingsItemIdsAndNearDuplicateTitles) {
   EXPECT_EQ(shared_by("a thing"), (Entities{"tokio", "smol"})) << "the same item id";
   EXPECT_GE(c.shared[0].members.size(), 2u);
   // Two stories of ONE entity are never "shared".
-  auto same = compare({report("tokio", {item("hackernews:1", "https://x.example/", "One", 1), item("reddit:1", "https://x.example/", "Two", 1)}),
-                       report("smol", {item("hackernews:9", "https://y.example/", "Three", 1)})});
+  auto same = compare(
+      {report("tokio", {item("hackernews:1", "https://x.example/", "One", 1), item("reddit:1", "https://x.example/", "Two", 1)}),
+       report("smol", {item("hackernews:9", "https://y.example/", "Three", 1)})});
   EXPECT_TRUE(same.shared.empty());
 }
 
 TEST(SharedStories, ShortOrMerelySimilarTitlesDoNotFold) {
-  auto c = compare({report("a", {item("hackernews:1", "https://1.example/", "Release notes", 1),
-                                 item("hackernews:2", "https://2.example/", "The tokio runtime scheduler explained in depth", 1)}),
-                    report("b", {item("hackernews:3", "https://3.example/", "Release notes", 1),
-                                 item("hackernews:4", "https://4.example/", "The smol runtime scheduler explained", 1)})});
+  auto c =
+      compare({report("a", {item("hackernews:1", "https://1.example/", "Release notes", 1),
+                            item("hackernews:2", "https://2.example/", "The tokio runtime scheduler explained in depth", 1)}),
+               report("b", {item("hackernews:3", "https://3.example/", "Release notes", 1),
+                            item("hackernews:4", "https://4.example/", "The smol runtime scheduler explained", 1)})});
   EXPECT_TRUE(c.shared.empty()) << "two-word titles and 0.6-similar titles are different stories";
 }
 
 TEST(ComparisonRender, CompactTableAlignsWideNamesAndCutsLongOnes) {
-  auto c = compare({report("東京 rust", {item("hackernews:1", "https://1.example/", "Tokyo Rust meetup", 12)}),
-                    report("a-very-long-entity-name-that-goes-on-and-on", {item("hackernews:2", "https://2.example/", "Long", 3)})});
+  auto c =
+      compare({report("東京 rust", {item("hackernews:1", "https://1.example/", "Tokyo Rust meetup", 12)}),
+               report("a-very-long-entity-name-that-goes-on-and-on", {item("hackernews:2", "https://2.example/", "Long", 3)})});
   const std::string out = render::comparison_compact(c);
   std::vector<std::string> lines;
   for (std::size_t p = 0, nl; (nl = out.find('\n', p)) != std::string::npos; p = nl + 1) lines.push_back(out.substr(p, nl - p));
@@ -187,9 +192,13 @@ TEST(TextWidth, CountsTerminalColumns) {
 }
 
 TEST(SharedStories, NearDuplicateTitlesStatingDifferentFactsAreNotShared) {
-  auto c = compare({report("rust", {item("hackernews:1", "https://1.example/", "Announcing Rust 1.91: faster builds and a new borrow checker for everyone", 1),
-                                    item("hackernews:2", "https://2.example/", "Tokio 2.0 released with a new runtime scheduler today", 1)}),
-                    report("go", {item("hackernews:3", "https://3.example/", "Announcing Rust 1.92: faster builds and a new borrow checker for everyone", 1),
-                                  item("hackernews:4", "https://4.example/", "Tokio 2.0 not released with a new runtime scheduler today", 1)})});
+  auto c = compare(
+      {report("rust", {item("hackernews:1", "https://1.example/",
+                            "Announcing Rust 1.91: faster builds and a new borrow checker for everyone", 1),
+                       item("hackernews:2", "https://2.example/", "Tokio 2.0 released with a new runtime scheduler today", 1)}),
+       report("go",
+              {item("hackernews:3", "https://3.example/",
+                    "Announcing Rust 1.92: faster builds and a new borrow checker for everyone", 1),
+               item("hackernews:4", "https://4.example/", "Tokio 2.0 not released with a new runtime scheduler today", 1)})});
   EXPECT_TRUE(c.shared.empty()) << "another version, a negation: other facts, not one shared story";
 }

@@ -54,7 +54,8 @@ TEST(Velocity, FormulaFromTheIssue) {
   model::Item market;
   market.source = "polymarket";
   market.engagement = {{"volume", 5e6}, {"volume24hr", 850000}, {"liquidity", 3e5}, {"odds", 0.8}};
-  EXPECT_NEAR(sources::comparable_engagement(market.source, market.engagement), 850, 1e-9) << "$1000 of 24 h volume counts as one";
+  EXPECT_NEAR(sources::comparable_engagement(market.source, market.engagement), 850, 1e-9)
+      << "$1000 of 24 h volume counts as one";
 }
 
 TEST(Floor, TheFourCasesFromTheIssue) {
@@ -110,7 +111,8 @@ TEST(Names, DistilledNotVerbatimAndJunkFlagged) {
   EXPECT_EQ(distill_name({&a, &b}), "Tokio 2.0");
   auto s = seed("hackernews", "Show HN: A tiny Lisp in 200 lines of Zig", 180);
   EXPECT_EQ(distill_name({&s}), "tiny Lisp in 200 lines of Zig");
-  auto long_title = seed("reddit", "Physicists teleport quantum states across 100 km of deployed city fiber for the first time ever", 3000);
+  auto long_title =
+      seed("reddit", "Physicists teleport quantum states across 100 km of deployed city fiber for the first time ever", 3000);
   const auto name = distill_name({&long_title});
   EXPECT_LE(name.size(), 60u);
   EXPECT_NE(name, long_title.title);
@@ -172,8 +174,10 @@ TEST(Tiers, ConstantsAndTheBudgetKnob) {
 TEST(Protocol, JudgmentsAreCappedClampedAndTyped) {
   std::string err;
   auto j = parse_judgments(R"({"bundle_id":"b-1","judgments":[
-      {"id":"n1","name":")" + std::string(200, 'x') + R"(","junk":false,"worthiness":140},
-      {"id":"n2","worthiness":-3},{"id":"n3","name":"Say \"hi\""}]})", &err);
+      {"id":"n1","name":")" + std::string(200, 'x') +
+                               R"(","junk":false,"worthiness":140},
+      {"id":"n2","worthiness":-3},{"id":"n3","name":"Say \"hi\""}]})",
+                           &err);
   ASSERT_TRUE(j) << err;
   EXPECT_LE(j->items[0].name->size(), kMaxJudgedName);
   EXPECT_EQ(j->items[0].worthiness, 100);
@@ -288,8 +292,8 @@ model::Item listed(std::string source, std::string title, std::optional<std::str
 
 // The domains people type are generic words; each selects its stories all the same.
 TEST(Domains, GenericDomainsHaveAVocabularyThatSelects) {
-  for (const char* typed : {"tech", "Technology", "  software ", "news", "programming", "ai", "science", "business",
-                            "finance", "crypto", "gaming", "sports", "politics", "security", "world news"}) {
+  for (const char* typed : {"tech", "Technology", "  software ", "news", "programming", "ai", "science", "business", "finance",
+                            "crypto", "gaming", "sports", "politics", "security", "world news"}) {
     const Domain d = resolve_domain(typed);
     EXPECT_FALSE(d.global) << typed;
     EXPECT_FALSE(d.terms.empty()) << typed;

@@ -7,14 +7,15 @@ using core::fold_for_match;
 using core::match_words;
 
 TEST(Fold, OneNameWhateverTheFeedWrites) {
-  for (const char* written : {"Zürich", "Zurich", "ZÜRICH", "Z\\\"urich", "Z{\\\"u}rich", "Z\\\"{u}rich", "Z&uuml;rich", "Z&#252;rich",
-                              "Z&#xFC;rich", "Zu\xCC\x88rich" /* decomposed */})
+  for (const char* written : {"Zürich", "Zurich", "ZÜRICH", "Z\\\"urich", "Z{\\\"u}rich", "Z\\\"{u}rich", "Z&uuml;rich",
+                              "Z&#252;rich", "Z&#xFC;rich", "Zu\xCC\x88rich" /* decomposed */})
     EXPECT_EQ(fold_for_match(written), "zurich") << written;
   EXPECT_EQ(fold_for_match("Zuerich"), "zuerich") << "a spelling, not an accent: the topic side adds it";
   EXPECT_EQ(fold_for_match("Ørsted Straße Łódź Æsir"), "orsted strasse lodz aesir");
   EXPECT_EQ(fold_for_match("Schr\\\"odinger's \\c{c}a"), "schrodinger's ca");
   EXPECT_NE(fold_for_match("see \\cite{x}").find("cite"), std::string::npos) << "a TeX command is not an accent";
-  EXPECT_EQ(fold_for_match("R&D &amp; Q&A &bogus; &#0; &#xD800;"), "r&d & q&a &bogus; &#0; &#xd800;") << "only real entities decode";
+  EXPECT_EQ(fold_for_match("R&D &amp; Q&A &bogus; &#0; &#xD800;"), "r&d & q&a &bogus; &#0; &#xd800;")
+      << "only real entities decode";
   EXPECT_EQ(fold_for_match(std::string("\xFF\xFE ok", 5)), "\xEF\xBF\xBD\xEF\xBF\xBD ok") << "bad UTF-8 stays valid UTF-8";
 }
 
@@ -107,7 +108,8 @@ TEST(Fold, AnAbbreviationsPeriodEndsNoSentence) {
   EXPECT_EQ(breaks("Rep. Adam Smith and Sen. Adam Schiff"), " rep adam smith and sen adam schiff");
   EXPECT_EQ(breaks("John F. Kennedy in the U.S. Senate"), " john f kennedy in the u s senate");
   EXPECT_EQ(breaks("St. Louis votes. Dr. Who returns"), " st louis votes|dr who returns");
-  EXPECT_EQ(breaks("It shipped in 2026. The reviews are in. Apple said so"), " it shipped in 2026|the reviews are in|apple said so");
+  EXPECT_EQ(breaks("It shipped in 2026. The reviews are in. Apple said so"),
+            " it shipped in 2026|the reviews are in|apple said so");
   EXPECT_EQ(breaks("Rep. the people"), " rep|the people") << "a title needs a name after it";
   EXPECT_EQ(breaks("Use REST. Then"), " use rest|then") << "an acronym is a word, not an initial";
 }

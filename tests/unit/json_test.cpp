@@ -88,7 +88,8 @@ TEST(Json, EveryReaderRefusesDeepDocumentsByName) {
 // One parse entry point: nothing in src/ parses JSON except core/json.cpp.
 TEST(Json, NothingElseInTheSourceTreeParsesJson) {
   const std::filesystem::path src = std::filesystem::path(L30_FIXTURE_DIR) / ".." / ".." / "src";
-  const std::regex parse_call(R"((json|ordered_json)::(parse|sax_parse|accept|from_cbor|from_msgpack|from_ubjson|from_bson)\s*\()");
+  const std::regex parse_call(
+      R"((json|ordered_json)::(parse|sax_parse|accept|from_cbor|from_msgpack|from_ubjson|from_bson)\s*\()");
   int files = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(src)) {
     const auto& p = entry.path();

@@ -56,9 +56,9 @@ void score(Corpus& c) {
 }  // namespace
 
 TEST(Relevance, FullTitleMatchScoresHighest) {
-  auto c = corpus("rust async runtime", {item("hackernews", "1", "A new Rust async runtime"),
-                                         item("hackernews", "2", "Rust 2026 roadmap"),
-                                         item("hackernews", "3", "Gardening tips")});
+  auto c =
+      corpus("rust async runtime", {item("hackernews", "1", "A new Rust async runtime"),
+                                    item("hackernews", "2", "Rust 2026 roadmap"), item("hackernews", "3", "Gardening tips")});
   score_relevance(c);
   EXPECT_DOUBLE_EQ(c.items[0].scores.relevance, 1.0);
   EXPECT_NEAR(c.items[1].scores.relevance, 0.6 / 3.0, 1e-9);  // 1 of 3 words: 0.6 coverage, no phrase
@@ -66,8 +66,8 @@ TEST(Relevance, FullTitleMatchScoresHighest) {
 }
 
 TEST(Relevance, MatchesOnGenericWordsAloneAreCapped) {
-  auto c = corpus("new tokio release", {item("reddit", "1", "The new release of my album"),
-                                        item("reddit", "2", "Tokio 1.40 release notes")});
+  auto c = corpus("new tokio release",
+                  {item("reddit", "1", "The new release of my album"), item("reddit", "2", "Tokio 1.40 release notes")});
   score_relevance(c);
   EXPECT_LE(c.items[0].scores.relevance, 0.2);
   EXPECT_GT(c.items[1].scores.relevance, 0.5);
@@ -128,11 +128,10 @@ TEST(Freshness, LinearOverTheWindowAndZeroWhenUndated) {
 TEST(Window, BothEndsInclusiveUndatedKept) {
   EXPECT_EQ(core::format_iso8601(kWindow.from), "2026-10-30T00:00:00Z");
   EXPECT_EQ(core::format_iso8601(kWindow.to), "2026-11-29T23:59:59Z");
-  auto c = corpus("x", {item("hackernews", "in-first", "x", "", kWindow.from),
-                        item("hackernews", "in-last", "x", "", kWindow.to),
-                        item("hackernews", "before", "x", "", kWindow.from - 1),
-                        item("hackernews", "after", "x", "", kWindow.to + 1),
-                        item("hackernews", "undated", "x", "", std::nullopt)});
+  auto c =
+      corpus("x", {item("hackernews", "in-first", "x", "", kWindow.from), item("hackernews", "in-last", "x", "", kWindow.to),
+                   item("hackernews", "before", "x", "", kWindow.from - 1), item("hackernews", "after", "x", "", kWindow.to + 1),
+                   item("hackernews", "undated", "x", "", std::nullopt)});
   EXPECT_EQ(window_filter(c, kWindow), 2);
   std::vector<std::string> kept;
   for (auto& it : c.items) kept.push_back(it.id);
@@ -142,9 +141,9 @@ TEST(Window, BothEndsInclusiveUndatedKept) {
 TEST(Prune, RelevanceFloorAndStricterFloorForUnlovedSocialPosts) {
   auto c = corpus("tokio runtime scheduler",
                   {item("reddit", "zero", "tokio scheduler", "", kAsOf, {{"score", 0}, {"num_comments", 0}}),  // 0.6 rel
-                   item("reddit", "zero-weak", "tokio news", "", kAsOf, {{"score", 0}}),                    // 0.2 rel
-                   item("reddit", "loved-weak", "tokio news today", "", kAsOf, {{"score", 40}}),           // 0.2 rel
-                   item("reddit", "unknown", "tokio news again", "", kAsOf, {}),                           // no data
+                   item("reddit", "zero-weak", "tokio news", "", kAsOf, {{"score", 0}}),                       // 0.2 rel
+                   item("reddit", "loved-weak", "tokio news today", "", kAsOf, {{"score", 40}}),               // 0.2 rel
+                   item("reddit", "unknown", "tokio news again", "", kAsOf, {}),                               // no data
                    item("github", "zero", "tokio fork", "", kAsOf, {{"stars", 0}}),
                    item("hackernews", "off", "cooking pasta", "", kAsOf, {{"points", 900}})});
   score_relevance(c);
@@ -155,9 +154,11 @@ TEST(Prune, RelevanceFloorAndStricterFloorForUnlovedSocialPosts) {
 }
 
 TEST(Dedupe, FoldsCrossPostsByCanonicalUrlKeepingTheStrongest) {
-  auto c = corpus("rust 2", {item("reddit", "a", "Rust 2 is here", "https://blog.rust-lang.org/rust-2?utm_source=reddit", kAsOf, {{"score", 10}}),
-                             item("hackernews", "b", "Rust 2.0 released", "https://blog.rust-lang.org/rust-2/", kAsOf, {{"points", 900}}),
-                             item("lobsters", "c", "Something else about rust 2", "https://other.org/x")});
+  auto c = corpus(
+      "rust 2",
+      {item("reddit", "a", "Rust 2 is here", "https://blog.rust-lang.org/rust-2?utm_source=reddit", kAsOf, {{"score", 10}}),
+       item("hackernews", "b", "Rust 2.0 released", "https://blog.rust-lang.org/rust-2/", kAsOf, {{"points", 900}}),
+       item("lobsters", "c", "Something else about rust 2", "https://other.org/x")});
   score(c);
   EXPECT_EQ(dedupe(c), 1);
   ASSERT_EQ(c.items.size(), 2u);
@@ -206,8 +207,7 @@ TEST(Fusion, ReciprocalRankFusionRewardsAgreementAcrossStreams) {
   // fused(b) = 1/61 + 0.7/61; fused(a) = 1/62 (second in stream 0): agreement shares 100 and 100*(1/62)/(1.7/61).
   const double base_a = 0.0;
   (void)base_a;
-  EXPECT_NEAR(c.items[0].scores.final - c.items[1].scores.final,
-              0.3 * (100.0 - 100.0 * (1.0 / 62) / (1.7 / 61)) + 0.0, 3.0);
+  EXPECT_NEAR(c.items[0].scores.final - c.items[1].scores.final, 0.3 * (100.0 - 100.0 * (1.0 / 62) / (1.7 / 61)) + 0.0, 3.0);
 }
 
 TEST(Fusion, AuthorCapDemotesTheFourthItemOfOneAuthor) {
@@ -239,9 +239,10 @@ TEST(Rerank, UndatedItemsNeverOutrankDatedOnes) {
 }
 
 TEST(Cluster, GroupsOneStoryAcrossSourcesAndLabelsUncertainty) {
-  auto c = corpus("openai", {item("hackernews", "1", "OpenAI announces Orion model with 1M context", "", kAsOf, {{"points", 800}}),
-                             item("reddit", "2", "Orion model from OpenAI: 1M context window is wild", "", kAsOf, {{"score", 3000}}),
-                             item("github", "3", "openai python sdk adds batch retries", "", kAsOf, {{"stars", 2}})});
+  auto c =
+      corpus("openai", {item("hackernews", "1", "OpenAI announces Orion model with 1M context", "", kAsOf, {{"points", 800}}),
+                        item("reddit", "2", "Orion model from OpenAI: 1M context window is wild", "", kAsOf, {{"score", 3000}}),
+                        item("github", "3", "openai python sdk adds batch retries", "", kAsOf, {{"stars", 2}})});
   score(c);
   fuse(c, {{"openai", 1.0}}, {});
   rerank(c);
@@ -390,7 +391,8 @@ TEST(Plan, VersionsJoinedAndWordsSpelledTheOtherWays) {
 
 TEST(Plan, HostPlanIsValidated) {
   std::string err;
-  auto p = parse_host_plan(R"({"intent":"news","sub_queries":["a b",{"query":"c","weight":0.5}],"source_weights":{"hn":1.5}})", &err);
+  auto p =
+      parse_host_plan(R"({"intent":"news","sub_queries":["a b",{"query":"c","weight":0.5}],"source_weights":{"hn":1.5}})", &err);
   ASSERT_TRUE(p) << err;
   EXPECT_EQ(p->sub_queries.size(), 2u);
   EXPECT_EQ(p->sub_queries[1].weight, 0.5);
@@ -406,9 +408,12 @@ TEST(Plan, HostPlanIsValidated) {
 
 TEST(Dedupe, AFoldedItemsUrlStillLeadsToItsRepresentative) {
   // b folds into a by title; c shares only b's URL. c must fold into a, not vanish with b.
-  auto c = corpus("vector database", {item("hackernews", "a", "Vector database benchmarks for 2026 released", "https://a.example/post", kAsOf, {{"points", 900}}),
-                                      item("reddit", "b", "Vector database benchmarks for 2026 released", "https://b.example/post", kAsOf, {{"score", 50}}),
-                                      item("lobsters", "c", "Totally different wording here", "https://b.example/post", kAsOf, {{"score", 1}})});
+  auto c = corpus(
+      "vector database",
+      {item("hackernews", "a", "Vector database benchmarks for 2026 released", "https://a.example/post", kAsOf,
+            {{"points", 900}}),
+       item("reddit", "b", "Vector database benchmarks for 2026 released", "https://b.example/post", kAsOf, {{"score", 50}}),
+       item("lobsters", "c", "Totally different wording here", "https://b.example/post", kAsOf, {{"score", 1}})});
   score(c);
   EXPECT_EQ(dedupe(c), 2);
   ASSERT_EQ(c.items.size(), 1u);
@@ -422,7 +427,8 @@ namespace {
 std::size_t survivors(std::vector<std::string> titles) {
   std::vector<model::Item> items;
   for (std::size_t k = 0; k < titles.size(); ++k)
-    items.push_back(item(k % 2 ? "reddit" : "hackernews", std::to_string(k), titles[k], "", kAsOf, {{"score", 100.0 - static_cast<double>(k)}}));
+    items.push_back(item(k % 2 ? "reddit" : "hackernews", std::to_string(k), titles[k], "", kAsOf,
+                         {{"score", 100.0 - static_cast<double>(k)}}));
   auto c = corpus("", std::move(items));
   dedupe(c);
   return c.items.size();
@@ -442,10 +448,11 @@ TEST(Facts, NegationsVersionsAndIdentifiersMustAgree) {
   EXPECT_FALSE(compatible("Rust 1.91", "Rust 1.92"));
   EXPECT_FALSE(compatible("Critical OpenSSL flaw CVE-2025-1234 patched", "Critical OpenSSL flaw CVE-2025-1235 patched"));
   // Negation words, contracted or not, and words that reverse a statement.
-  for (const char* negated : {"Tokio 2.0 isn't released", "Tokio 2.0 won't be released", "Tokio 2.0 never released",
-                              "No Tokio 2.0 release", "Tokio 2.0 release delayed", "Tokio 2.0 release fails",
-                              "Tokio maintainers deny 2.0 release", "Tokio 2.0 release postponed", "Tokio 2.0 released without io-uring",
-                              "Tokio 2.0 release rumor is false", "Tokio 2.0 can't be released", "Tokio 2.0 release cancelled"})
+  for (const char* negated :
+       {"Tokio 2.0 isn't released", "Tokio 2.0 won't be released", "Tokio 2.0 never released", "No Tokio 2.0 release",
+        "Tokio 2.0 release delayed", "Tokio 2.0 release fails", "Tokio maintainers deny 2.0 release",
+        "Tokio 2.0 release postponed", "Tokio 2.0 released without io-uring", "Tokio 2.0 release rumor is false",
+        "Tokio 2.0 can't be released", "Tokio 2.0 release cancelled"})
     EXPECT_FALSE(compatible("Tokio 2.0 released", negated)) << negated;
   EXPECT_FALSE(compatible("Tokio 2.0 not delayed", "Tokio 2.0 delayed"));  // a negated reversal is another fact again
   // Identifiers: GHSA ids, issue and PR numbers, RFCs, arXiv ids, model numbers.
@@ -461,48 +468,59 @@ TEST(Facts, NegationsVersionsAndIdentifiersMustAgree) {
   EXPECT_TRUE(compatible("gpt6 is here", "OpenAI announces GPT-6"));
   EXPECT_TRUE(compatible("Rust 1.92.0 released", "Announcing Rust 1.92"));
   EXPECT_TRUE(compatible("Tokio 2.0 isn't slow", "Tokio 2.0 isnt slow"));
-  EXPECT_TRUE(compatible("CVE-2025-1234 in OpenSSL", "CVE-2025-1234 in OpenSSL 3.5"));  // one says more, nothing conflicts
-  EXPECT_TRUE(compatible("Tokio 2.0 released", "Tokio 2.0 released (2026)"));            // Hacker News's year suffix
+  EXPECT_TRUE(compatible("CVE-2025-1234 in OpenSSL", "CVE-2025-1234 in OpenSSL 3.5"));      // one says more, nothing conflicts
+  EXPECT_TRUE(compatible("Tokio 2.0 released", "Tokio 2.0 released (2026)"));               // Hacker News's year suffix
   EXPECT_TRUE(compatible("Notion launches offline mode", "Notion launches offline mode"));  // "not" inside a word is no negation
   EXPECT_TRUE(compatible("Nothing Phone 3 review", "Phone 3 from Nothing: review"));
 }
 
 TEST(Dedupe, NearDuplicatesWithDifferentFactsStayApart) {
   EXPECT_EQ(survivors({"Tokio 2.0 released with a new runtime scheduler today",
-                       "Tokio 2.0 not released with a new runtime scheduler today"}), 2u);
+                       "Tokio 2.0 not released with a new runtime scheduler today"}),
+            2u);
   // Same token set, so the exact-title fold must ask too.
   EXPECT_EQ(survivors({"Tokio 2.0 released", "Tokio 2.0 not released"}), 2u);
   EXPECT_EQ(survivors({"Announcing Rust 1.91: faster builds and a new borrow checker for everyone",
-                       "Announcing Rust 1.92: faster builds and a new borrow checker for everyone"}), 2u);
+                       "Announcing Rust 1.92: faster builds and a new borrow checker for everyone"}),
+            2u);
   EXPECT_EQ(survivors({"OpenSSL CVE-2025-1234 remote code execution in the TLS handshake parser",
-                       "OpenSSL CVE-2025-9876 remote code execution in the TLS handshake parser"}), 2u);
+                       "OpenSSL CVE-2025-9876 remote code execution in the TLS handshake parser"}),
+            2u);
   EXPECT_EQ(survivors({"Apple confirms the iPhone 17 launch event for September in Cupertino",
-                       "Apple denies the iPhone 17 launch event for September in Cupertino"}), 2u);
+                       "Apple denies the iPhone 17 launch event for September in Cupertino"}),
+            2u);
   EXPECT_EQ(survivors({"Fix data race in the tokio scheduler when tasks are cancelled early (#1234)",
-                       "Fix data race in the tokio scheduler when tasks are cancelled early (#1299)"}), 2u);
+                       "Fix data race in the tokio scheduler when tasks are cancelled early (#1299)"}),
+            2u);
 }
 
 TEST(Dedupe, RealDuplicatesStillFold) {
   EXPECT_EQ(survivors({"Tokio 2.0: a new runtime scheduler", "tokio 2.0 - A New Runtime Scheduler!",
-                       "Show HN: Tokio 2.0, a new runtime scheduler"}), 1u);
+                       "Show HN: Tokio 2.0, a new runtime scheduler"}),
+            1u);
   EXPECT_EQ(survivors({"Announcing Rust 1.92.0 with faster incremental builds and new lints",
-                       "Announcing Rust 1.92 with faster incremental builds and new lints"}), 1u);
+                       "Announcing Rust 1.92 with faster incremental builds and new lints"}),
+            1u);
   EXPECT_EQ(survivors({"OpenSSL CVE-2025-1234: remote code execution in the TLS handshake",
-                       "OpenSSL cve-2025-1234 remote code execution in the TLS handshake"}), 1u);
+                       "OpenSSL cve-2025-1234 remote code execution in the TLS handshake"}),
+            1u);
   EXPECT_EQ(survivors({"Tokio 2.0 isn't coming to Windows this year after all, maintainers say",
-                       "Tokio 2.0 isnt coming to Windows this year after all, maintainers say"}), 1u);
+                       "Tokio 2.0 isnt coming to Windows this year after all, maintainers say"}),
+            1u);
   // A cross-post of one URL folds whatever its title says.
-  auto c = corpus("", {item("hackernews", "1", "Tokio 2.0 released", "https://tokio.rs/blog/2-0", kAsOf, {{"points", 500}}),
-                       item("reddit", "2", "Tokio 2.0 is finally out (not a drill)", "https://tokio.rs/blog/2-0?utm_source=reddit")});
+  auto c =
+      corpus("", {item("hackernews", "1", "Tokio 2.0 released", "https://tokio.rs/blog/2-0", kAsOf, {{"points", 500}}),
+                  item("reddit", "2", "Tokio 2.0 is finally out (not a drill)", "https://tokio.rs/blog/2-0?utm_source=reddit")});
   EXPECT_EQ(dedupe(c), 1);
 }
 
 TEST(Cluster, StoriesDoNotMixDifferentFacts) {
-  auto c = corpus("", {item("hackernews", "1", "Rust 1.91 released with new borrow checker", "", kAsOf, {{"points", 900}}),
-                       item("reddit", "2", "Rust 1.92 released with new borrow checker improvements", "", kAsOf, {{"score", 800}}),
-                       item("lobsters", "3", "Rust 1.91 borrow checker deep dive", "", kAsOf, {{"score", 50}}),
-                       item("hackernews", "4", "Tokio 2.0 runtime scheduler released", "", kAsOf, {{"points", 700}}),
-                       item("reddit", "5", "Tokio 2.0 runtime scheduler not released", "", kAsOf, {{"score", 600}})});
+  auto c =
+      corpus("", {item("hackernews", "1", "Rust 1.91 released with new borrow checker", "", kAsOf, {{"points", 900}}),
+                  item("reddit", "2", "Rust 1.92 released with new borrow checker improvements", "", kAsOf, {{"score", 800}}),
+                  item("lobsters", "3", "Rust 1.91 borrow checker deep dive", "", kAsOf, {{"score", 50}}),
+                  item("hackernews", "4", "Tokio 2.0 runtime scheduler released", "", kAsOf, {{"points", 700}}),
+                  item("reddit", "5", "Tokio 2.0 runtime scheduler not released", "", kAsOf, {{"score", 600}})});
   cluster(c);
   std::map<std::string, std::string> cluster_of;
   for (const auto& it : c.items) cluster_of[it.id] = it.cluster;

@@ -71,14 +71,15 @@ TEST(Relevance, ANameIsAPhraseAndACorpusKnowsWhoElseIsCalledKevin) {
 
 TEST(Relevance, AVersionBelongsToItsNameAndAnotherVersionIsAnotherRelease) {
   const auto synonyms = table_synonyms("PostgreSQL 19");
-  auto c = scored("PostgreSQL 19", {{.title = "PostgreSQL 19.1 released"},
-                                    {.title = "PostgreSQL 18 on ZFS: 19 tuning lessons"},
-                                    {.title = "Postgres 18 to 19 with pg_upgrade took 3 minutes"},
-                                    {.title = "PG19: async I/O is on by default"},
-                                    {.title = "PG 19 raid hour tonight, who is hosting?"},
-                                    {.title = "PG&E asks for a 19% rate increase"},
-                                    {.title = "PostgreSQL performance tips"}},
-                synonyms);
+  auto c = scored("PostgreSQL 19",
+                  {{.title = "PostgreSQL 19.1 released"},
+                   {.title = "PostgreSQL 18 on ZFS: 19 tuning lessons"},
+                   {.title = "Postgres 18 to 19 with pg_upgrade took 3 minutes"},
+                   {.title = "PG19: async I/O is on by default"},
+                   {.title = "PG 19 raid hour tonight, who is hosting?"},
+                   {.title = "PG&E asks for a 19% rate increase"},
+                   {.title = "PostgreSQL performance tips"}},
+                  synonyms);
   EXPECT_GE(rel(c, 0), 0.99);
   EXPECT_LT(rel(c, 1), kRelevanceFloor);
   EXPECT_EQ(c.features[1].evidence.conflict, Evidence::Conflict::other_version);
@@ -103,10 +104,11 @@ TEST(Relevance, AccentsEscapesAndSpellingsFoldTogether) {
 
 TEST(Relevance, ScriptsWithoutSpacesMatchInsideRunsAndHostSynonymsTranslate) {
   const std::vector<model::Synonym> host{{"東京", {"Tokyo"}, true}, {"地震", {"earthquake", "quake"}, true}};
-  auto c = scored("東京 地震", {{.title = "東京湾で震度5強の地震、けが人なし"},
-                               {.title = "M5.9 earthquake hits Tokyo Bay"},
-                               {.title = "東京の新しいラーメン店"},
-                               {.title = "Felt the Tokyo quake in Shinjuku"}},
+  auto c = scored("東京 地震",
+                  {{.title = "東京湾で震度5強の地震、けが人なし"},
+                   {.title = "M5.9 earthquake hits Tokyo Bay"},
+                   {.title = "東京の新しいラーメン店"},
+                   {.title = "Felt the Tokyo quake in Shinjuku"}},
                   host);
   EXPECT_GT(rel(c, 0), 0.8);
   EXPECT_GT(rel(c, 1), 0.8);
@@ -167,10 +169,10 @@ TEST(Relevance, TheTopicNamedAsAReferencePointIsAnAside) {
 }
 
 TEST(Relevance, GenericWordsAloneStayUnderTheFloor) {
-  auto c = scored("llama.cpp server performance tuning",
-                  {{.title = "llama.cpp server performance tuning guide"},
-                   {.title = "PostgreSQL performance tuning checklist"},
-                   {.title = "SQL Server performance tuning: index on a computed column"}});
+  auto c =
+      scored("llama.cpp server performance tuning", {{.title = "llama.cpp server performance tuning guide"},
+                                                     {.title = "PostgreSQL performance tuning checklist"},
+                                                     {.title = "SQL Server performance tuning: index on a computed column"}});
   EXPECT_GE(rel(c, 0), 0.99);
   EXPECT_LT(rel(c, 1), kRelevanceFloor);
   EXPECT_LT(rel(c, 2), kRelevanceFloor);
@@ -187,20 +189,23 @@ TEST(Relevance, NearCountsInMeaningfulWordsAndStopsAtAClause) {
 }
 
 TEST(Relevance, ContextLabelsAreEvidence) {
-  auto c = scored("Rust force wipe", {{.title = "Servers are down after the force wipe", .container = "r/playrust"},
-                                      {.title = "Servers are down after the force wipe"},
-                                      {.source = "stackexchange", .title = "Actor isolation warnings everywhere", .tags = {"swift-concurrency"}}});
+  auto c = scored("Rust force wipe",
+                  {{.title = "Servers are down after the force wipe", .container = "r/playrust"},
+                   {.title = "Servers are down after the force wipe"},
+                   {.source = "stackexchange", .title = "Actor isolation warnings everywhere", .tags = {"swift-concurrency"}}});
   EXPECT_GT(rel(c, 0), rel(c, 1) + 0.2) << "the subreddit says which Rust";
   EXPECT_GE(c.features[0].evidence.context, 0);
-  auto s = scored("Swift 6 concurrency", {{.source = "stackexchange", .title = "Sending self risks data races after enabling strict checking",
-                                           .snippet = "Since switching to the Swift 6 language mode", .tags = {"swift", "swift-concurrency"}}});
+  auto s = scored("Swift 6 concurrency", {{.source = "stackexchange",
+                                           .title = "Sending self risks data races after enabling strict checking",
+                                           .snippet = "Since switching to the Swift 6 language mode",
+                                           .tags = {"swift", "swift-concurrency"}}});
   EXPECT_GT(rel(s, 0), 0.6);
 }
 
 TEST(Relevance, ContextFeedbackFollowsWhereTheStrongMatchesLive) {
   std::vector<Spec> specs;
-  for (const char* t : {"Rust force wipe patch notes", "Rust force wipe tonight: what to build", "Rust force wipe brings a new monument",
-                        "Rust force wipe server list"})
+  for (const char* t : {"Rust force wipe patch notes", "Rust force wipe tonight: what to build",
+                        "Rust force wipe brings a new monument", "Rust force wipe server list"})
     specs.push_back({.title = t, .container = "r/playrust"});
   specs.push_back({.title = "Blueprint reset on the next force wipe?", .container = "r/playrust"});
   specs.push_back({.title = "Is there a way to force-wipe a Vec before drop?", .container = "r/rust"});
@@ -211,7 +216,8 @@ TEST(Relevance, ContextFeedbackFollowsWhereTheStrongMatchesLive) {
 
   // Strong matches spread over many places say nothing: no feedback.
   std::vector<Spec> spread;
-  for (const char* sub : {"r/a", "r/b", "r/c", "r/d", "r/e"}) spread.push_back({.title = "Rust force wipe patch notes", .container = sub});
+  for (const char* sub : {"r/a", "r/b", "r/c", "r/d", "r/e"})
+    spread.push_back({.title = "Rust force wipe patch notes", .container = sub});
   spread.push_back({.title = "Is there a way to force-wipe a Vec before drop?", .container = "r/rust"});
   auto d = scored("Rust force wipe", spread);
   EXPECT_EQ(d.features[5].evidence.support, -1);
@@ -250,9 +256,10 @@ TEST(Engagement, YoungSocialItemsHaveTheirVotesProjected) {
 }
 
 TEST(Rerank, EveryItemSaysWhy) {
-  auto c = scored("Rust force wipe", {{.title = "Rust force wipe patch notes", .container = "r/playrust", .at = kAsOf - 2 * kDay},
-                                      {.title = "Servers are down after the force wipe", .container = "r/playrust", .at = kAsOf - 30 * kDay},
-                                      {.source = "hackernews", .title = "Rust: how to force a secure wipe of memory"}});
+  auto c = scored("Rust force wipe",
+                  {{.title = "Rust force wipe patch notes", .container = "r/playrust", .at = kAsOf - 2 * kDay},
+                   {.title = "Servers are down after the force wipe", .container = "r/playrust", .at = kAsOf - 30 * kDay},
+                   {.source = "hackernews", .title = "Rust: how to force a secure wipe of memory"}});
   score_freshness(c, kWindow);
   score_engagement(c);
   score_base(c, {});
@@ -275,7 +282,8 @@ TEST(Plan, SynonymsAndAbbreviationsBecomeSubQueries) {
   EXPECT_EQ(p.synonyms[0].term, "PostgreSQL");
   EXPECT_EQ(p.synonyms[0].alternatives, (std::vector<std::string>{"Postgres", "PG"}));
   const auto deep = make_plan("PostgreSQL 19", model::Depth::deep);
-  EXPECT_NE(std::find_if(deep.sub_queries.begin(), deep.sub_queries.end(), [](auto& s) { return s.text == "PG 19"; }), deep.sub_queries.end());
+  EXPECT_NE(std::find_if(deep.sub_queries.begin(), deep.sub_queries.end(), [](auto& s) { return s.text == "PG 19"; }),
+            deep.sub_queries.end());
   EXPECT_EQ(make_plan("JavaScript", model::Depth::deep).sub_queries.size(), 1u) << "an abbreviation alone is never asked";
 }
 
@@ -317,8 +325,9 @@ TEST(Plan, HostSynonymsAreValidatedAndMayStandAlone) {
   ASSERT_EQ(merged.sub_queries.size(), 1u);
   ASSERT_EQ(merged.synonyms.size(), 1u) << "the host's entry wins over the table's for the same term";
   EXPECT_EQ(merged.synonyms[0].alternatives, (std::vector<std::string>{"Postgres"}));
-  for (const char* bad : {R"({"synonyms":[]})", R"({"synonyms":{"x":"y"}})", R"({"synonyms":{"x":[]}})", R"({"synonyms":{"x":[1]}})",
-                          R"({"synonyms":{"":["y"]}})", R"({"synonyms":{"x":[""]}})", R"({"intent":"news"})"}) {
+  for (const char* bad :
+       {R"({"synonyms":[]})", R"({"synonyms":{"x":"y"}})", R"({"synonyms":{"x":[]}})", R"({"synonyms":{"x":[1]}})",
+        R"({"synonyms":{"":["y"]}})", R"({"synonyms":{"x":[""]}})", R"({"intent":"news"})"}) {
     EXPECT_FALSE(parse_host_plan(bad, &err)) << bad;
     EXPECT_NE(err.find("--plan"), std::string::npos);
   }
@@ -331,13 +340,16 @@ TEST(Plan, HostSynonymsAreValidatedAndMayStandAlone) {
 TEST(Relevance, TheStrongMatchesWordsSayWhichSenseIsMeant) {
   // Strong matches about the messenger share "encrypted", "messenger", "privacy"; an item that
   // names only "Signal" is lifted by those words, one that shares none of them is not.
-  auto c = scored("Signal app", {{.title = "Signal app drops the phone number requirement", .snippet = "The encrypted messenger now lets you sign up with a username"},
-                                 {.title = "Signal app adds usernames for privacy", .snippet = "The encrypted messenger hides your number"},
-                                 {.title = "Signal app: encrypted backups arrive", .snippet = "The messenger keeps its privacy promise"},
-                                 {.title = "Signal app tops the charts in Europe", .snippet = "An encrypted messenger with privacy first"},
-                                 {.title = "Signal fights the EU over chat control", .snippet = "The encrypted messenger would rather leave than weaken privacy"},
-                                 {.title = "Why does my Django Signal fire twice on save",
-                                  .snippet = "My post_save receiver runs two times for every model instance I create in the admin view"}});
+  auto c = scored("Signal app",
+                  {{.title = "Signal app drops the phone number requirement",
+                    .snippet = "The encrypted messenger now lets you sign up with a username"},
+                   {.title = "Signal app adds usernames for privacy", .snippet = "The encrypted messenger hides your number"},
+                   {.title = "Signal app: encrypted backups arrive", .snippet = "The messenger keeps its privacy promise"},
+                   {.title = "Signal app tops the charts in Europe", .snippet = "An encrypted messenger with privacy first"},
+                   {.title = "Signal fights the EU over chat control",
+                    .snippet = "The encrypted messenger would rather leave than weaken privacy"},
+                   {.title = "Why does my Django Signal fire twice on save",
+                    .snippet = "My post_save receiver runs two times for every model instance I create in the admin view"}});
   EXPECT_EQ(c.features[4].evidence.sense, 2);
   EXPECT_EQ(c.features[5].evidence.sense, 0);
   EXPECT_GT(rel(c, 4), 0.6) << "the messenger without 'app', lifted by the strong matches' words";
@@ -376,11 +388,13 @@ TEST(Relevance, ATitleThatNamesAnotherReleaseFirstMentionsTheTopicInPassing) {
 // case is not "a name used as a common word".
 TEST(Relevance, ASynonymThatSwapsOneWordTranslatesThatWordWhereverItStands) {
   const std::vector<model::Synonym> host{{"Tarif Streik", {"Tarif strike"}, true}};
-  auto c = scored("Tarif Streik", {{.title = "Tarif calls a 48-hour strike at the port"},
-                                   {.title = "Tarif strike: what closes on Monday"},
-                                   {.title = "Dockers strike in Rotterdam"}},
+  auto c = scored("Tarif Streik",
+                  {{.title = "Tarif calls a 48-hour strike at the port"},
+                   {.title = "Tarif strike: what closes on Monday"},
+                   {.title = "Dockers strike in Rotterdam"}},
                   host);
-  auto plain = scored("Tarif Streik", {{.title = "Tarif calls a 48-hour strike at the port"}, {.title = "Dockers Streik in Rotterdam"}});
+  auto plain =
+      scored("Tarif Streik", {{.title = "Tarif calls a 48-hour strike at the port"}, {.title = "Dockers Streik in Rotterdam"}});
   EXPECT_GE(rel(c, 1), 0.99);
   EXPECT_GE(rel(c, 0), 0.5) << "both words, apart";
   EXPECT_LT(rel(plain, 0), 0.5) << "without the synonym only one word is there";

@@ -59,10 +59,17 @@ model::Report report(std::vector<model::Item> items, std::string topic = "tokio 
 }
 
 // Every way of writing a link that runs code or reads local files.
-const std::vector<std::string> kBadSchemes = {
-    "javascript:alert(document.cookie)", "JaVaScRiPt:alert(1)", " javascript:alert(1)", "java\nscript:alert(1)",
-    "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==", "vbscript:msgbox(1)", "file:///etc/passwd",
-    "//evil.example/x", "/relative/path", "https://", "https://exa mple.com/"};
+const std::vector<std::string> kBadSchemes = {"javascript:alert(document.cookie)",
+                                              "JaVaScRiPt:alert(1)",
+                                              " javascript:alert(1)",
+                                              "java\nscript:alert(1)",
+                                              "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
+                                              "vbscript:msgbox(1)",
+                                              "file:///etc/passwd",
+                                              "//evil.example/x",
+                                              "/relative/path",
+                                              "https://",
+                                              "https://exa mple.com/"};
 
 bool valid_utf8(const std::string& s) { return core::sanitize_utf8(s) == s; }
 
@@ -99,13 +106,15 @@ TEST(RenderRule, NewlineInAUrlForgesNoLinesAndNoHtml) {
   int numbered = 0;
   for (const auto& line : lines_of(compact)) numbered += line.size() > 3 && line[2] == '.' && std::isdigit(line[1]) ? 1 : 0;
   EXPECT_EQ(numbered, 1) << compact;
-  EXPECT_NE(compact.find("https://example.com/a%0A%3Cscript%3Ealert(1)%3C/script%3E%0A%202.%20Forged"), std::string::npos) << compact;
+  EXPECT_NE(compact.find("https://example.com/a%0A%3Cscript%3Ealert(1)%3C/script%3E%0A%202.%20Forged"), std::string::npos)
+      << compact;
   EXPECT_NE(md.find("](<https://example.com/a%0A%3Cscript%3Ealert(1)%3C/script%3E%0A%202.%20Forged"), std::string::npos) << md;
 }
 
 TEST(RenderRule, OnlyHttpUrlsBecomeLinks) {
   std::vector<model::Item> items;
-  for (std::size_t i = 0; i < kBadSchemes.size(); ++i) items.push_back(item(std::to_string(i), "story " + std::to_string(i), kBadSchemes[i]));
+  for (std::size_t i = 0; i < kBadSchemes.size(); ++i)
+    items.push_back(item(std::to_string(i), "story " + std::to_string(i), kBadSchemes[i]));
   items.push_back(item("ok", "a real one", "https://tokio.rs/blog"));
   const auto r = report(items);
   const auto md = render::research_markdown(r);
@@ -185,7 +194,10 @@ TEST(RenderRule, DiscoveryPrintsHostAnglesAndEvidenceEscaped) {
 }
 
 TEST(RenderRule, TheUsersOwnTopicReachesNoTerminalRaw) {
-  const std::string topic = "rust\x1b]0;pwned\x07 \x1b[31mred\xff\xfe \xc2\x9b" "2J \xe2\x80\xae" "evil\n2. forged";
+  const std::string topic =
+      "rust\x1b]0;pwned\x07 \x1b[31mred\xff\xfe \xc2\x9b"
+      "2J \xe2\x80\xae"
+      "evil\n2. forged";
   const auto r = report({item("1", "Tokio", "https://tokio.rs/")}, topic);
   for (const auto& out : {render::research_compact(r), render::research_markdown(r), render::research_html(r)}) {
     EXPECT_TRUE(valid_utf8(out)) << out;
@@ -196,17 +208,37 @@ TEST(RenderRule, TheUsersOwnTopicReachesNoTerminalRaw) {
     EXPECT_EQ(out.find("\xe2\x80\xae"), std::string::npos) << "right-to-left override";
     EXPECT_EQ(out.find("\n2. forged"), std::string::npos);
   }
-  EXPECT_EQ(core::printable_line("  a\tb\r\nc\xe2\x80\xa8" "d  "), "a b c d");
+  EXPECT_EQ(core::printable_line("  a\tb\r\nc\xe2\x80\xa8"
+                                 "d  "),
+            "a b c d");
   EXPECT_EQ(core::printable_line("caf\xc3\xa9 \xff!"), "caf\xc3\xa9 \xef\xbf\xbd!");
   EXPECT_EQ(core::printable_line("\xf0\x9f\x91\xa8\xe2\x80\x8d\xf0\x9f\x91\xa9"), "\xf0\x9f\x91\xa8\xe2\x80\x8d\xf0\x9f\x91\xa9")
       << "a zero-width joiner is not a control: emoji sequences stay whole";
 }
 
 TEST(ShellCommand, EveryEmittedCommandIsOneArgumentThatRunsNothing) {
-  const std::vector<std::string> names = {
-      "$(touch pwned)", "`touch pwned`", "it's a trap", "a'b\"c", "x'; touch pwned; echo '", "a && touch pwned",
-      "a; touch pwned", "* ? [a-z]", "~root", "$HOME ${PATH}", "a\\", "!! !$", "{a,b}", "line\ntouch pwned", "tab\there",
-      "esc\x1b[31m", "'", "''", "-rf --help", "| tee pwned", "> pwned", "a #comment"};
+  const std::vector<std::string> names = {"$(touch pwned)",
+                                          "`touch pwned`",
+                                          "it's a trap",
+                                          "a'b\"c",
+                                          "x'; touch pwned; echo '",
+                                          "a && touch pwned",
+                                          "a; touch pwned",
+                                          "* ? [a-z]",
+                                          "~root",
+                                          "$HOME ${PATH}",
+                                          "a\\",
+                                          "!! !$",
+                                          "{a,b}",
+                                          "line\ntouch pwned",
+                                          "tab\there",
+                                          "esc\x1b[31m",
+                                          "'",
+                                          "''",
+                                          "-rf --help",
+                                          "| tee pwned",
+                                          "> pwned",
+                                          "a #comment"};
   model::DiscoveryReport d;
   d.window = model::Window::ending(kNow, 7);
   d.generated_at = kNow;

@@ -22,7 +22,11 @@ std::string stream_of(const std::vector<std::string>& contents, bool crlf = fals
   std::string out = ": keep-alive" + nl + nl;
   for (const auto& c : contents)
     out += "data: " + json{{"choices", json::array({{{"index", 0}, {"delta", {{"content", c}}}}})}}.dump() + nl + nl;
-  out += "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":321,\"completion_tokens\":45}}" + nl + nl;
+  out +=
+      "data: "
+      "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":321,\"completion_"
+      "tokens\":45}}" +
+      nl + nl;
   out += "data: [DONE]" + nl + nl;
   return out;
 }
@@ -48,7 +52,10 @@ TEST(SseParser, GivesTheSameEventsWhateverTheSplit) {
   const std::vector<std::string> want{"one", "two\nlines", "three", "x\ny", "four"};
   for (std::size_t piece = 1; piece <= stream.size(); ++piece) {
     std::vector<std::string> got;
-    SseParser p([&](std::string_view d) { got.emplace_back(d); return true; });
+    SseParser p([&](std::string_view d) {
+      got.emplace_back(d);
+      return true;
+    });
     for (std::size_t k = 0; k < stream.size(); k += piece) ASSERT_TRUE(p.feed(std::string_view(stream).substr(k, piece)));
     p.finish();
     EXPECT_EQ(got, want) << "pieces of " << piece;
@@ -159,7 +166,8 @@ TEST(Prompt, UntrustedTextStaysInsideOneEscapedDataBlock) {
 }
 
 TEST(Prompt, TheRequestBodyCarriesNoKeyAndAsksForTheSchema) {
-  core::Config cfg({{"LAST30DAYS_LLM_URL", "http://127.0.0.1:9/v1/"}, {"LAST30DAYS_LLM_MODEL", "m"},
+  core::Config cfg({{"LAST30DAYS_LLM_URL", "http://127.0.0.1:9/v1/"},
+                    {"LAST30DAYS_LLM_MODEL", "m"},
                     {"LAST30DAYS_LLM_KEY", "sk-secret-key-123"}},
                    {});
   std::string error;
@@ -184,10 +192,11 @@ TEST(Prompt, EndpointNamesWhatIsMissing) {
   EXPECT_NE(error.find("LAST30DAYS_LLM_MODEL"), std::string::npos);
   EXPECT_FALSE(endpoint_from(core::Config({{"LAST30DAYS_LLM_URL", "ftp://x/v1"}, {"LAST30DAYS_LLM_MODEL", "m"}}, {}), &error));
   EXPECT_NE(error.find("not an http(s)"), std::string::npos);
-  EXPECT_FALSE(settings_from(core::Config({{"LAST30DAYS_LLM_URL", "http://x/v1"}, {"LAST30DAYS_LLM_MODEL", "m"},
-                                           {"LAST30DAYS_LLM_MAX_PROMPT_TOKENS", "lots"}},
-                                          {}),
-                             &error));
+  EXPECT_FALSE(settings_from(
+      core::Config(
+          {{"LAST30DAYS_LLM_URL", "http://x/v1"}, {"LAST30DAYS_LLM_MODEL", "m"}, {"LAST30DAYS_LLM_MAX_PROMPT_TOKENS", "lots"}},
+          {}),
+      &error));
   EXPECT_NE(error.find("LAST30DAYS_LLM_MAX_PROMPT_TOKENS"), std::string::npos);
 }
 
@@ -232,8 +241,11 @@ TEST(Verifier, KeepsWellCitedSentencesAndSaysWhyOthersFail) {
 
 TEST(Synthesis, DroppedSummaryCountsEachReason) {
   model::Synthesis s;
-  s.sentences = {{"a", {}, false, "uncited"}, {"b", {"x"}, false, "number: 3 is in no cited item"},
-                 {"c", {"x"}, false, "number: 4 is in no cited item"}, {"d", {"x"}, true, std::nullopt}};
+  s.sentences = {{"a", {}, false, "uncited"},
+                 {"b", {"x"}, false, "number: 3 is in no cited item"},
+                 {"c", {"x"}, false, "number: 4 is in no cited item"},
+                 {"d", {"x"}, true, std::nullopt}};
   s.dropped = 3;
-  EXPECT_EQ(render::synthesis_dropped(s), "3 sentences dropped by the citation check: 2 had a number in no cited item, 1 cited nothing");
+  EXPECT_EQ(render::synthesis_dropped(s),
+            "3 sentences dropped by the citation check: 2 had a number in no cited item, 1 cited nothing");
 }
