@@ -6,6 +6,8 @@
 #include <algorithm>
 
 #include "core/known_keys.hpp"
+#include "core/text.hpp"
+#include "render/escape.hpp"
 #include "sources/source.hpp"
 
 namespace cli {
@@ -375,6 +377,18 @@ std::size_t distance(std::string_view a, std::string_view b) {
 }
 
 }  // namespace
+
+std::string unknown_source(std::string_view where, std::string_view name) {
+  std::string known;
+  std::vector<std::string> ids;
+  for (const auto* s : sources::all()) {
+    known += (known.empty() ? "" : ", ") + std::string(s->id());
+    ids.emplace_back(s->id());
+  }
+  const auto near = nearest(core::lower_ascii(name), ids);
+  return near ? fmt::format("{}: unknown source '{}' (did you mean {}?)", where, render::term::text(name), *near)
+              : fmt::format("{}: unknown source '{}' (known: {})", where, render::term::text(name), known);
+}
 
 std::optional<std::string> nearest(std::string_view word, const std::vector<std::string>& candidates, bool strict) {
   if (word.empty()) return std::nullopt;

@@ -47,5 +47,8 @@ std::string man_page(const CLI::App& app);
 std::optional<std::string> nearest(std::string_view word, const std::vector<std::string>& candidates, bool strict = false);
 // " (did you mean X?)" or "".
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+// "WHERE: unknown source 'NAME' (did you mean hackernews?)", or with the known ids when none is
+// near; NAME as the user typed it (made safe for a terminal).
+std::string unknown_source(std::string_view where, std::string_view name);
 
 }  // namespace cli

@@ -127,17 +127,7 @@ std::optional<std::string> check_memory_options(Options& o) {
     constexpr const char* usage = "usage: last30days watch budget [SOURCE REQUESTS|off] (requests a day, UTC)";
     if (a.size() != 3) return usage;
     const auto* src = sources::find(core::lower_ascii(a[1]));
-    if (src == nullptr) {
-      std::string known;
-      std::vector<std::string> ids;
-      for (const auto* s : sources::all()) {
-        known += (known.empty() ? "" : ", ") + std::string(s->id());
-        ids.emplace_back(s->id());
-      }
-      const auto near = nearest(core::lower_ascii(a[1]), ids);
-      return near ? fmt::format("watch budget: unknown source '{}' (did you mean {}?)", render::term::text(a[1]), *near)
-                  : fmt::format("watch budget: unknown source '{}' (known: {})", render::term::text(a[1]), known);
-    }
+    if (src == nullptr) return unknown_source("watch budget", a[1]);
     if (!app::StoreBudget::parse_requests(a[2], &o.budget_requests))
       return fmt::format("watch budget: '{}' is not a number of requests a day (a whole number, 0 or more, or off)",
                          render::term::text(a[2]));

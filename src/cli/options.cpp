@@ -449,17 +449,7 @@ ParseOutcome parse_args(int argc, const char* const* argv, core::UnixSeconds tod
       rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
       if (name.empty()) continue;
       const auto* src = sources::find(name);
-      if (src == nullptr) {
-        std::string known;
-        std::vector<std::string> ids;
-        for (const auto* s : sources::all()) {
-          known += (known.empty() ? "" : ", ") + std::string(s->id());
-          ids.emplace_back(s->id());
-        }
-        const auto near = nearest(name, ids);
-        return usage_error(near ? fmt::format("--search: unknown source '{}' (did you mean {}?)", name, *near)
-                                : fmt::format("--search: unknown source '{}' (known: {})", name, known));
-      }
+      if (src == nullptr) return usage_error(unknown_source("--search", name));
       if (std::find(o.sources.begin(), o.sources.end(), src->id()) == o.sources.end()) o.sources.emplace_back(src->id());
     }
     if (o.sources.empty()) return usage_error("--search needs at least one source id");
