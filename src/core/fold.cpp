@@ -13,6 +13,22 @@
 
 namespace core {
 
+bool word_codepoint(std::int32_t cp) {
+  switch (utf8proc_category(cp)) {
+    case UTF8PROC_CATEGORY_LU:
+    case UTF8PROC_CATEGORY_LL:
+    case UTF8PROC_CATEGORY_LT:
+    case UTF8PROC_CATEGORY_LM:
+    case UTF8PROC_CATEGORY_LO:
+    case UTF8PROC_CATEGORY_ND:
+    case UTF8PROC_CATEGORY_NL:
+    case UTF8PROC_CATEGORY_NO:
+    case UTF8PROC_CATEGORY_MN:
+    case UTF8PROC_CATEGORY_MC: return true;
+    default: return false;
+  }
+}
+
 namespace {
 
 void append_utf8(std::string& out, utf8proc_int32_t cp) {
@@ -227,22 +243,7 @@ bool ascii_upper(utf8proc_int32_t cp) { return cp >= 'A' && cp <= 'Z'; }
 bool ascii_lower(utf8proc_int32_t cp) { return cp >= 'a' && cp <= 'z'; }
 bool ascii_alnum(utf8proc_int32_t cp) { return ascii_upper(cp) || ascii_lower(cp) || (cp >= '0' && cp <= '9'); }
 
-bool word_char(utf8proc_int32_t cp) {
-  if (cp < 0x80) return ascii_alnum(cp);
-  switch (utf8proc_category(cp)) {
-    case UTF8PROC_CATEGORY_LU:
-    case UTF8PROC_CATEGORY_LL:
-    case UTF8PROC_CATEGORY_LT:
-    case UTF8PROC_CATEGORY_LM:
-    case UTF8PROC_CATEGORY_LO:
-    case UTF8PROC_CATEGORY_ND:
-    case UTF8PROC_CATEGORY_NL:
-    case UTF8PROC_CATEGORY_NO:
-    case UTF8PROC_CATEGORY_MN:
-    case UTF8PROC_CATEGORY_MC: return true;
-    default: return false;
-  }
-}
+bool word_char(utf8proc_int32_t cp) { return cp < 0x80 ? ascii_alnum(cp) : word_codepoint(cp); }
 
 // ':' '|' and the dashes separate a headline's name from its details; the rest end a clause.
 bool headline_separator(utf8proc_int32_t cp) { return cp == ':' || cp == '|' || cp == 0x2014 || cp == 0x2013 || cp == 0xFF1A; }

@@ -4,12 +4,17 @@
 // "Zurich". Folding makes them one word; "Zuerich" stays a different spelling (see
 // umlaut_spelling). Case is not thrown away: each word remembers how it was written, since a
 // lower-case "rose" or "swift" in a sentence is a common word, not the name.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace core {
+
+// A code point words are made of: a letter, a digit or number, or a combining mark (Unicode
+// categories L*, N*, Mn, Mc). Folding and the text helpers split on the rest.
+bool word_codepoint(std::int32_t cp);
 
 // TeX accents (\"u, {\'e}, \c{c}, \ss) and HTML entities decoded, compatibility forms
 // unified, accents stripped, case folded, and the letters without a decomposition spelled
