@@ -371,6 +371,7 @@ void match_words(std::string_view text, std::vector<Word>& out) {
   };
   auto is_word = [&](std::size_t k) { return k < cps.size() && word_char(cps[k].cp) && !ideograph(cps[k].cp); };
   static const bool plain_breaks = ablated("headline");
+  int brackets = 0;  // depth of ( [ around the current word
   for (std::size_t k = 0; k < cps.size(); ++k) {
     const auto cp = cps[k].cp;
     if (ideograph(cp)) {
@@ -381,6 +382,7 @@ void match_words(std::string_view text, std::vector<Word>& out) {
       w.kana = cp >= 0x3040 && cp <= 0x309F;
       w.clause_break = pending_break;
       w.headline_break = pending_break && pending_headline;
+      w.bracketed = brackets > 0;
       pending_break = pending_headline = false;
       out.push_back(std::move(w));
       continue;
@@ -399,6 +401,7 @@ void match_words(std::string_view text, std::vector<Word>& out) {
         }
         cur.clause_break = pending_break;
         cur.headline_break = pending_break && pending_headline;
+        cur.bracketed = brackets > 0;
         cur.joined = pending_join;
         cur.glued = pending_join;
         cur.joiner = pending_join ? pending_joiner : '\0';
@@ -433,6 +436,8 @@ void match_words(std::string_view text, std::vector<Word>& out) {
       pending_join = true;
       pending_joiner = static_cast<char>(cp);
     }
+    if (cp == '(' || cp == '[' || cp == 0xFF08) ++brackets;
+    if ((cp == ')' || cp == ']' || cp == 0xFF09) && brackets > 0) --brackets;
     if (breaks_clause(cp)) {
       // A headline's separator keeps the name before it with the details after: "Deadlock: the
       // November patch". Anything else (a sentence end, brackets, quotes, ! ?) after it makes it a

@@ -34,6 +34,7 @@ struct Word {
   bool glued = false;           // ... joined to the word before it ("rs" and the second "tokio" above)
   char joiner = '\0';           // ... by this character: '-' '/' '_' or '.'
   bool kana = false;            // one hiragana character: mostly particles (の, で, は), the script's function words
+  bool bracketed = false;       // inside ( ) or [ ]: "Tokenizer-free translation (ACL 2026)"
 };
 
 // Words in order. "llama.cpp" and "19.1" split at the dot, "force-wipe" at the hyphen, with no

@@ -135,6 +135,7 @@ std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bo
     if (w.possessive) flags |= kPossessive;
     if (w.clause_break) flags |= kBreak;
     if (w.headline_break) flags |= kHeadline;
+    if (w.bracketed) flags |= kBracketed;
     if (w.all_caps) flags |= kAllCaps;
     if (w.joined && identifier[k]) flags |= kJoined;
     if (w.kana || core::is_stopword(w.text)) flags |= kStop;
@@ -310,6 +311,7 @@ Topic analyze_topic(std::string_view topic, TokenDict& dict, const std::vector<m
     if (term.connector) continue;
     t.total_weight += term.weight;
     ++t.content_terms;
+    t.specific_terms += term.generic ? 0 : 1;
     t.has_entity |= term.proper || term.shaped || term.version_of >= 0;
   }
   return t;

@@ -52,7 +52,8 @@ struct MatchWord {
 // kStop: a function word (stopword, kana particle); kIdeograph: one character of a script
 // without spaces (it takes about two to make a word); kNumber: digits only.
 // kHeadline: the break before is a headline's separator ("Name: details"); kAllCaps: written
-// in capitals ("ACL"), which in text whose case means something is an acronym.
+// in capitals ("ACL"), which in text whose case means something is an acronym. kBracketed:
+// inside ( ) or [ ].
 enum MatchFlag : std::uint16_t {
   kUpper = 1,
   kLower = 2,
@@ -63,7 +64,8 @@ enum MatchFlag : std::uint16_t {
   kIdeograph = 64,
   kNumber = 128,
   kHeadline = 256,
-  kAllCaps = 512
+  kAllCaps = 512,
+  kBracketed = 1024
 };
 // case_free, when given, says whether the text's case is uninformative (core::case_uninformative).
 std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bool* case_free = nullptr);
@@ -159,7 +161,8 @@ struct Topic {
   std::vector<std::string> form_names;  // synonyms as written, for "why"
   double total_weight = 0;              // of the content terms
   std::size_t content_terms = 0;
-  bool has_entity = false;  // some term is a name, a name-shaped word or a version
+  std::size_t specific_terms = 0;  // content terms that are not generic
+  bool has_entity = false;         // some term is a name, a name-shaped word or a version
 };
 
 struct Corpus {

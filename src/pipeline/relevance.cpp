@@ -37,6 +37,7 @@ constexpr double kUnsupported = 0.8, kSupported = 1.15;
 constexpr int kLearnMin = 3;  // occurrences before the corpus says how a word is written
 constexpr double kLearnShare = 0.7;
 constexpr double kMention = 0.6;          // the topic named after another of its kind, or as a reference: an aside
+constexpr double kBracketShare = 0.9;     // the topic only as a bracketed tag: a little less than a subject
 constexpr std::size_t kVersionReach = 3;  // "Postgres 18 to 19": a version a few words after its name
 
 using Conflict = Evidence::Conflict;
@@ -106,6 +107,7 @@ class Scorer {
     text_.assign(n, 0.0);
     context_.assign(n, 0.0);
     ev = Evidence{};
+    bracketed_ = false;
     ev.terms = static_cast<std::uint8_t>(std::min<std::size_t>(topic_.content_terms, 255));
     context(f, ev);
     const double title_phrase = field(f.title_words, f.title_case_free, true, title_, ev);
@@ -143,6 +145,7 @@ class Scorer {
     const bool all_generic =
         std::all_of(topic_.terms.begin(), topic_.terms.end(), [](const TopicTerm& t) { return t.connector || t.generic; });
     if (ev.mention && !core::ablated("mention")) r *= kMention;
+    else if (bracketed_) r *= kBracketShare;
     if ((know_.has_entity && entity < kFound) || (!know_.has_entity && !specific && !all_generic)) {
       ev.generic_only = matched > 0;
       r = std::min(r, kGenericOnlyCap);
@@ -203,6 +206,7 @@ class Scorer {
     window_share_ = 0;
     window_ordered_ = true;
     if (title && best >= 0 && !ev.mention) ev.mention = named_as_reference(w, best_start);
+    if (title && best >= 0 && !ev.mention) bracketed_ = named_in_brackets(w);
     int in_window = 0, framed = 0, last_pos = -1;
     double framed_weight = 0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -261,6 +265,23 @@ class Scorer {
     std::size_t p = at;
     while (p > 0 && !(w[p].flags & kBreak) && kArticles.count(dict_.text(w[p - 1].id)) > 0) --p;
     return p > 0 && !(w[p].flags & kBreak) && kReference.count(dict_.text(w[p - 1].id)) > 0;
+  }
+
+  // The topic only in brackets after the title's own subject: "Tokenizer-Free Machine Translation
+  // (ACL 2026)", "Verizon outage today: T-Satellite (Starlink) kept working": a tag or an aside.
+  // Not a label that opens the title ("[Steam Machine] Elden Ring stutters"): that names the subject.
+  bool named_in_brackets(const std::vector<MatchWord>& w) const {
+    static const bool off = core::ablated("brackets");
+    if (off) return false;
+    std::size_t first = w.size();
+    for (const auto& o : occ_) {
+      if (!o.valid) continue;
+      if (!(w[o.pos].flags & kBracketed)) return false;
+      first = std::min<std::size_t>(first, o.pos);
+    }
+    for (std::size_t p = 0; p < first; ++p)
+      if (!(w[p].flags & (kBracketed | kStop | kNumber))) return true;
+    return false;
   }
 
   bool covers(const Occ& o, std::size_t i) const { return o.first <= i && i <= o.last; }
@@ -380,7 +401,12 @@ class Scorer {
       chain_[k] = {prev.first + weight, prev.second + terms};
       if (chain_[k].first > best) best = chain_[k].first, best_terms = chain_[k].second;
     }
-    const bool enough = topic_.content_terms <= 1 ? best_terms >= 1 : best_terms >= 2;
+    // A topic of one name and generic words ("Signal app", "year 2038 problem"): the name is the
+    // phrase, worth its share of the topic's weight; the generic words only add to it.
+    static const bool optional = !core::ablated("optional");
+    const bool enough = topic_.content_terms <= 1
+                            ? best_terms >= 1
+                            : best_terms >= 2 || (optional && topic_.specific_terms == 1 && best >= 1.0 - 1e-9);
     return enough && topic_.total_weight > 0 ? best / topic_.total_weight : 0.0;
   }
 
@@ -457,6 +483,7 @@ class Scorer {
   std::size_t window_ = 4;
   bool entity_whole_ = false;    // the last item scored holds every entity word (it may lack qualifiers)
   double window_share_ = 0;      // the last field's best window, as a share of the topic's weight
+  bool bracketed_ = false;       // the last item's title names the topic only in brackets
   bool window_ordered_ = false;  // ... and it holds every specific word, in the topic's order
 };
 

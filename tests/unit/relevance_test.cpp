@@ -168,6 +168,31 @@ TEST(Relevance, TheTopicNamedAsAReferencePointIsAnAside) {
   EXPECT_LT(rel(de, 1), 0.7) << "what came after it is the subject";
 }
 
+TEST(Relevance, TheTopicOnlyInBracketsIsATag) {
+  auto c = scored("ACL 2026", {{.title = "ACL 2026 accepted papers"},
+                               {.title = "Code and models for tokenizer-free machine translation (ACL 2026)"},
+                               {.title = "[ACL 2026] Camera-ready deadline moved"},
+                               {.title = "Reviewing at ACL 2026 (a thread)"}});
+  EXPECT_GE(rel(c, 0), 0.99);
+  EXPECT_LT(rel(c, 1), 0.95) << "a venue tag after the title's own subject";
+  EXPECT_GT(rel(c, 1), 0.8) << "still on topic, only less than its subject";
+  EXPECT_GE(rel(c, 2), 0.99) << "a label opening the title names the subject";
+  EXPECT_GE(rel(c, 3), 0.99) << "the topic outside the brackets";
+}
+
+TEST(Relevance, ANameWithGenericWordsIsThePhraseAlone) {
+  // "app" is a generic word: "Signal drops ..." has the whole phrase the one name can give.
+  auto c = scored("Signal app", {{.title = "Signal app no longer needs a phone number"},
+                                 {.title = "Signal drops the phone number requirement"},
+                                 {.title = "Phone numbers: what Signal and WhatsApp ask for"}});
+  EXPECT_GE(rel(c, 0), 0.99);
+  EXPECT_GT(rel(c, 1), 0.7) << "the name, the generic word missing";
+  EXPECT_LT(rel(c, 1), rel(c, 0));
+  // Two specific words: one of them alone is no phrase.
+  auto two = scored("Rust force wipe", {{.title = "Rust force wipe day: what changed"}, {.title = "Rust wipe day tonight"}});
+  EXPECT_LT(rel(two, 1), 0.7);
+}
+
 TEST(Relevance, GenericWordsAloneStayUnderTheFloor) {
   auto c =
       scored("llama.cpp server performance tuning", {{.title = "llama.cpp server performance tuning guide"},
