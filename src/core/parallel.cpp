@@ -40,4 +40,21 @@ void parallel_for(std::size_t n, std::size_t max_threads, const std::function<vo
   if (first_error) std::rethrow_exception(first_error);
 }
 
+namespace {
+std::atomic<std::size_t> g_cpu_threads{std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 2)};
+}  // namespace
+
+std::size_t cpu_threads() { return g_cpu_threads.load(std::memory_order_relaxed); }
+void set_cpu_threads(std::size_t n) { g_cpu_threads.store(std::max<std::size_t>(n, 1), std::memory_order_relaxed); }
+
+void parallel_chunks(std::size_t n, std::size_t chunk, std::size_t threads,
+                     const std::function<void(std::size_t, std::size_t, std::size_t)>& task) {
+  if (threads <= 1) {  // one pass in order: what the chunks must add up to
+    if (n > 0) task(0, 0, n);
+    return;
+  }
+  const std::size_t chunks = (n + chunk - 1) / chunk;
+  parallel_for(chunks, threads, [&](std::size_t k) { task(k, k * chunk, std::min(n, (k + 1) * chunk)); });
+}
+
 }  // namespace core

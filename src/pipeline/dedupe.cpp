@@ -10,6 +10,7 @@
 #include <optional>
 #include <string_view>
 
+#include "core/parallel.hpp"
 #include "pipeline/stages.hpp"
 
 namespace pipeline {
@@ -160,24 +161,39 @@ void fold_into(model::Item& keep, model::Item& dup) {
 int dedupe(Corpus& c) {
   const std::size_t n = c.items.size();
   // Best first, so every fold keeps the stronger item as the representative.
+  // The scores sit beside the indices: read through the features, nearly every comparison
+  // missed the cache.
+  struct Key {
+    double base;
+    std::size_t item;
+  };
+  std::vector<Key> by_base(n);
+  for (std::size_t i = 0; i < n; ++i) by_base[i] = {c.features[i].base, i};
+  std::stable_sort(by_base.begin(), by_base.end(), [](const Key& a, const Key& b) { return a.base > b.base; });
   std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return c.features[a].base > c.features[b].base; });
+  for (std::size_t k = 0; k < n; ++k) order[k] = by_base[k].item;
   permute(c, order);
 
   FlatIndex by_url(n);       // hash of the canonical URL -> first item with that URL
   FlatIndex by_exact(n);     // exact_key -> first item with that title token set
-  FlatIndex by_band(2 * n);  // band key -> index into buckets; grows past ~2 keys per item
+  FlatIndex by_band(kBands * n);  // band key -> index into buckets; sized for every key, never grows
   std::vector<Bucket> buckets;
-  // Per-item hashes up front, so the loop can prefetch the slots of items ahead of it.
+  buckets.reserve(kBands * n);  // address space only: pages are touched as buckets are made
+  // Per-item hashes up front, so the loop can prefetch the slots of items ahead of it; each
+  // item's are its own, so chunks of items hash on two threads. The band keys of items that
+  // fold before they are needed are computed for nothing, on the other core.
   std::vector<Sketch> sketches(n);
   std::vector<std::uint64_t> url_hash(n), title_key(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    sketches[i] = sketch(c.features[i].title);
-    url_hash[i] = std::hash<std::string_view>{}(c.features[i].canonical_url);
-    title_key[i] = exact_key(c.features[i].title);
-  }
+  std::vector<std::array<std::uint64_t, kBands>> band(n);
+  core::parallel_chunks(n, 2048, core::cpu_threads(), [&](std::size_t, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const auto& title = c.features[i].title;
+      sketches[i] = sketch(title);
+      url_hash[i] = std::hash<std::string_view>{}(c.features[i].canonical_url);
+      title_key[i] = exact_key(title);
+      if (title.size() >= kMinTokens) band[i] = band_keys(title);
+    }
+  });
   constexpr std::size_t kAhead = 8;
   std::vector<std::uint64_t> bits;
   std::vector<bool> drop(n, false);
@@ -197,7 +213,7 @@ int dedupe(Corpus& c) {
           by_url.find_or_insert(url_hash[i], i, [&](std::size_t j) { return c.features[j].canonical_url == f.canonical_url; });
       if (first != i) into = folded_into[first];
     }
-    std::array<std::uint64_t, kBands> keys{};
+    const auto& keys = band[i];
     const bool lsh = f.title.size() >= kMinTokens;
     if (into == n && !f.title.empty()) {
       // The same words can state different facts ("Tokio 2.0 released" / "... not released"):
@@ -207,7 +223,6 @@ int dedupe(Corpus& c) {
       if (first != i) into = folded_into[first];
     }
     if (into == n && lsh) {
-      keys = band_keys(f.title);
       // All eight lookups first, each prefetched: their cache misses overlap instead of
       // queueing. Lookups change nothing, so doing them before a fold is found is safe.
       for (auto key : keys) by_band.prefetch(key);

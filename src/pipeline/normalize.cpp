@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <cmath>
-#include <thread>
 
 #include "core/fold.hpp"
 #include "core/parallel.hpp"
@@ -55,7 +54,6 @@ std::vector<TokenId> title_tokens(const std::vector<MatchWord>& words, TokenDict
 }
 
 constexpr std::size_t kChunkItems = 2048;  // items per dictionary: fewer words to merge than items
-constexpr std::size_t kThreads = 2;        // the machines this runs on have two cores or a few
 
 void normalize_item(model::Item& it, Features& f, TokenDict& dict) {
   // Most titles and snippets are clean already: then only the cut (and redaction) remains.
@@ -102,27 +100,27 @@ void remap(Features& f, const std::vector<TokenId>& to) {
 
 void normalize(Corpus& c) {
   // Items are independent but share the run's dictionary, whose ids must come in first-seen
-  // order. So each chunk of items interns into its own dictionary (on up to kThreads threads),
+  // order. So each chunk of items interns into its own dictionary (on core::cpu_threads() threads),
   // then the chunks' words go into the run's dictionary in chunk order, on this thread: a
   // chunk's new words are first seen in its own order, so every id is the one a single pass
   // gives. Then each chunk's ids are mapped (sorted sets sorted again). Chunks are fixed by
-  // item count, never by thread count: the result does not depend on the scheduling.
+  // item count, never by thread count: the result does not depend on the scheduling. (On one
+  // thread it is one chunk: one dictionary, then the merge.)
   const std::size_t n = c.items.size();
   c.features.resize(n);
   const std::size_t chunks = (n + kChunkItems - 1) / kChunkItems;
   std::vector<TokenDict> local(chunks);
-  const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, kThreads);
-  core::parallel_for(chunks, threads, [&](std::size_t k) {
-    for (std::size_t i = k * kChunkItems; i < std::min(n, (k + 1) * kChunkItems); ++i)
-      normalize_item(c.items[i], c.features[i], local[k]);
+  const std::size_t threads = core::cpu_threads();  // read once: both passes cut the same chunks
+  core::parallel_chunks(n, kChunkItems, threads, [&](std::size_t k, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) normalize_item(c.items[i], c.features[i], local[k]);
   });
   std::vector<std::vector<TokenId>> to_run(chunks);
   for (std::size_t k = 0; k < chunks; ++k) {
     to_run[k].resize(local[k].size());
     for (TokenId id = 0; id < local[k].size(); ++id) to_run[k][id] = c.dict.intern(local[k].text(id));
   }
-  core::parallel_for(chunks, threads, [&](std::size_t k) {
-    for (std::size_t i = k * kChunkItems; i < std::min(n, (k + 1) * kChunkItems); ++i) remap(c.features[i], to_run[k]);
+  core::parallel_chunks(n, kChunkItems, threads, [&](std::size_t k, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) remap(c.features[i], to_run[k]);
   });
 }
 

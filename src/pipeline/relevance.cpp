@@ -16,6 +16,7 @@
 #include <unordered_set>
 
 #include "core/fold.hpp"
+#include "core/parallel.hpp"
 #include "pipeline/stages.hpp"
 
 namespace pipeline {
@@ -156,6 +157,8 @@ class Scorer {
  private:
   // Finds the topic's terms in one field; returns its phrase score (0..1) and fills credit.
   double field(const std::vector<MatchWord>& w, bool case_free, bool title, std::vector<double>& credit, Evidence& ev) {
+    window_share_ = 0;  // also when the field matches nothing: no item's score reads another's
+    window_ordered_ = true;
     occ_.clear();
     if (w.empty()) return 0;
     const std::size_t n = topic_.terms.size();
@@ -203,8 +206,6 @@ class Scorer {
         sum += first_in(i, start.pos, end) >= 0 ? topic_.terms[i].weight : 0;  // where, not how strong
       if (sum > best) best = sum, best_start = start.pos, best_end = end;
     }
-    window_share_ = 0;
-    window_ordered_ = true;
     if (title && best >= 0 && !ev.mention) ev.mention = named_as_reference(w, best_start);
     if (title && best >= 0 && !ev.mention) bracketed_ = named_in_brackets(w);
     int in_window = 0, framed = 0, last_pos = -1;
@@ -630,12 +631,14 @@ void sense_feedback(Corpus& c, std::vector<double>& rel, const std::vector<bool>
     for (TokenId id : s.seq) eligible[id] = false;
   for (TokenId id : c.topic.tokens) eligible[id] = false;
   std::vector<std::uint32_t> stamp(c.dict.size(), ~0u);
+  std::vector<bool> short_word(c.dict.size());  // under 3 bytes, looked up once per word, not per occurrence
+  for (TokenId id = 0; id < c.dict.size(); ++id) short_word[id] = c.dict.text(id).size() < 3;
   // Calls fn once per distinct eligible word of item i: title, the text's first words, labels.
   auto each_word = [&](std::size_t i, std::uint32_t mark, auto&& fn) {
     const auto& feat = c.features[i];
     auto visit = [&](const MatchWord& w) {
       if ((w.flags & (kStop | kNumber)) || !eligible[w.id] || stamp[w.id] == mark) return;
-      if (!(w.flags & kIdeograph) && c.dict.text(w.id).size() < 3) return;
+      if (!(w.flags & kIdeograph) && short_word[w.id]) return;
       stamp[w.id] = mark;
       fn(w.id);
     };
@@ -662,7 +665,13 @@ void sense_feedback(Corpus& c, std::vector<double>& rel, const std::vector<bool>
   if (ranked.size() > kSenseTerms) ranked.resize(kSenseTerms);
   if (ranked.empty()) return;
   std::vector<bool> profile(c.dict.size(), false);
-  for (const auto& [w, id] : ranked) profile[id] = true;
+  // Each profile word's two weights, computed once instead of at every occurrence.
+  std::vector<double> weight(c.dict.size()), weight_out(c.dict.size());  // weight_out: one strong match left out
+  for (const auto& [w, id] : ranked) {
+    profile[id] = true;
+    weight[id] = rsj(fdf[id], ff, df[id], nn);
+    weight_out[id] = fdf[id] >= 2 ? rsj(fdf[id] - 1, ff - 1, df[id] - 1, nn - 1) : 0.0;
+  }
   // Each item's evidence; a strong match is measured against the others (leave one out).
   std::vector<double> sense(n, 0.0);
   std::vector<std::size_t> words(n, 0);
@@ -670,9 +679,7 @@ void sense_feedback(Corpus& c, std::vector<double>& rel, const std::vector<bool>
     each_word(i, static_cast<std::uint32_t>(n + i), [&](TokenId id) {
       ++words[i];
       if (!profile[id]) return;
-      const double w =
-          feedback[i] ? (fdf[id] >= 2 ? rsj(fdf[id] - 1, ff - 1, df[id] - 1, nn - 1) : 0.0) : rsj(fdf[id], ff, df[id], nn);
-      sense[i] += std::max(0.0, w);
+      sense[i] += std::max(0.0, feedback[i] ? weight_out[id] : weight[id]);
     });
   double ref = 0;
   for (std::size_t i = 0; i < n; ++i) ref += feedback[i] ? sense[i] : 0.0;
@@ -732,13 +739,20 @@ void score_relevance(Corpus& c) {
   }
   if (!core::ablated("stem")) add_word_forms(c);
   const Knowledge know = learn(c);
-  Scorer scorer(c.topic, c.dict, know);
+  const Scorer scorer(c.topic, c.dict, know);
   std::vector<double> rel(c.items.size());
-  std::vector<bool> whole(c.items.size());
-  for (std::size_t i = 0; i < c.items.size(); ++i) {
-    rel[i] = scorer.score(c.features[i], c.features[i].evidence);
-    whole[i] = scorer.entity_whole();
-  }
+  std::vector<char> whole_of(c.items.size());  // not bits: two threads write neighbours
+  // An item's score reads its own features and the run's topic, dictionary and knowledge
+  // only (the scorer's scratch starts afresh per item), so chunks of items score on two
+  // threads, each with its own copy of the scorer, and give what one pass gives.
+  core::parallel_chunks(c.items.size(), 1024, core::cpu_threads(), [&](std::size_t, std::size_t begin, std::size_t end) {
+    Scorer local = scorer;
+    for (std::size_t i = begin; i < end; ++i) {
+      rel[i] = local.score(c.features[i], c.features[i].evidence);
+      whole_of[i] = local.entity_whole();
+    }
+  });
+  const std::vector<bool> whole(whole_of.begin(), whole_of.end());
   context_feedback(c, rel);
   if (!core::ablated("sense")) sense_feedback(c, rel, whole);
   for (std::size_t i = 0; i < c.items.size(); ++i) c.items[i].scores.relevance = rel[i];

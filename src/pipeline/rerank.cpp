@@ -2,6 +2,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/parallel.hpp"
 #include "pipeline/order.hpp"
 #include "pipeline/stages.hpp"
 
@@ -48,7 +49,10 @@ void rerank(Corpus& c) {
                      [&](std::size_t a, std::size_t b) { return c.items[a].dated() && !c.items[b].dated(); });
   }
   permute(c, order);
-  for (std::size_t i = 0; i < c.items.size(); ++i) c.items[i].why = explain(c, i);
+  // A "why" reads its own item and the run's topic only: chunks of items on two threads.
+  core::parallel_chunks(c.items.size(), 1024, core::cpu_threads(), [&](std::size_t, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) c.items[i].why = explain(c, i);
+  });
 }
 
 namespace {

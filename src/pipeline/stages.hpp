@@ -1,8 +1,13 @@
 #pragma once
 // The research pipeline's stages, in the order rank() runs them, one file each (window.cpp,
 // freshness.cpp, prune.cpp, rerank.cpp...; 1. plan is plan.cpp, 2. fetch is fetch.cpp).
-// Every stage works on one run's Corpus, which nothing else may touch during the call; every
-// stage is single-threaded except normalize (below).
+// Every stage works on one run's Corpus, which nothing else may touch during the call. The
+// threading rule: a stage may run chunks of items on threads of its own (core::parallel_chunks,
+// joined before it returns) only where each chunk writes its own items' results and reads
+// nothing another chunk writes, so the result is the one-thread pass's whatever the
+// scheduling (tests/concurrency/normalize_parallel_test.cpp compares the two). Threaded so:
+// normalize, relevance's per-item scores, dedupe's hashes, the rerank's "why", the stories'
+// assembly in cluster. The greedy passes (dedupe's folds, cluster's joins) stay in order.
 #include <map>
 #include <string>
 #include <string_view>
@@ -14,8 +19,8 @@
 namespace pipeline {
 
 // 3. normalize: clean text, canonical URLs, token features. Runs chunks of items on up to two
-// threads of its own, joined before it returns; the result (dictionary ids included) is the
-// one a single pass gives, whatever the threads do. Safe to call from any thread.
+// threads (the rule above); the result (dictionary ids included) is the one a single pass
+// gives, whatever the threads do. Safe to call from any thread.
 void normalize(Corpus& c);
 
 // 4. window: drops dated items outside the window. Returns how many were dropped.

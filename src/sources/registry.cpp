@@ -1,6 +1,8 @@
 // The source registry: one line per source, in display order.
 #include <cctype>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "core/text.hpp"
 #include "sources/source.hpp"
@@ -48,8 +50,14 @@ const Source* find(std::string_view id_or_alias) {
 }
 
 const Source* by_id(std::string_view id) {
-  for (const Source* s : all())
-    if (s->id() == id) return s;
+  // The ids read once, beside their sources: the pipeline asks several times per item.
+  static const auto ids = [] {
+    std::vector<std::pair<std::string_view, const Source*>> v;
+    for (const Source* s : all()) v.emplace_back(s->id(), s);
+    return v;
+  }();
+  for (const auto& [sid, s] : ids)
+    if (sid == id) return s;
   return nullptr;
 }
 
