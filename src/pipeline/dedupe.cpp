@@ -176,9 +176,9 @@ int dedupe(Corpus& c) {
 
   FlatIndex by_url(n);       // hash of the canonical URL -> first item with that URL
   FlatIndex by_exact(n);     // exact_key -> first item with that title token set
-  FlatIndex by_band(kBands * n);  // band key -> index into buckets; sized for every key, never grows
+  FlatIndex by_band(2 * n);  // band key -> index into buckets; grows past ~2 keys per item
   std::vector<Bucket> buckets;
-  buckets.reserve(kBands * n);  // address space only: pages are touched as buckets are made
+  buckets.reserve(kBands * n);  // address space only: pages are touched as buckets are made, none copied
   // Per-item hashes up front, so the loop can prefetch the slots of items ahead of it; each
   // item's are its own, so chunks of items hash on two threads. The band keys of items that
   // fold before they are needed are computed for nothing, on the other core.
