@@ -14,7 +14,7 @@ set(L30_LAYERS
   "render: core model sources"
   "store: core model persist"
   "notify: core http"
-  "synth: core http model render"
+  "synth: core http model render sources"
   "discover: core http model persist pipeline sources store"
   "app: core discover http model notify persist pipeline proc render sources store synth"
   "mcp: app core discover model render sources"

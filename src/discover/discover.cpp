@@ -31,10 +31,12 @@ Nominations nominate(const std::string& domain, const model::Window& window, cor
   if (!d.global) {
     q.domain = d.name;
     q.domain_terms = d.terms;
-    q.subreddits = d.subreddits;
   }
   auto fetched = pipeline::fetch_all(listers, env, kListingBudget, [&](const sources::Source& s, sources::Env& senv) {
-    return s.listing(whole_listing(d, s.id()) ? global : q, senv);
+    if (whole_listing(d, s.id())) return s.listing(global, senv);
+    sources::ListingQuery mine = q;
+    mine.communities = communities(d, s.id());
+    return s.listing(mine, senv);
   });
   // A domain run keeps the items the domain selects; what each listing answered is
   // counted first, so a listing that answered but had nothing of the domain says so.

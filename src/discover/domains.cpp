@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "core/text.hpp"
+#include "sources/source.hpp"
 
 namespace discover {
 
@@ -14,13 +15,10 @@ namespace {
 struct Entry {
   std::vector<std::string_view> names;  // the first is the canonical one
   std::vector<std::string_view> terms;
-  std::vector<std::string_view> subreddits;
-  std::vector<std::string_view> whole_listings;
 };
 
-// Terms are what a headline of the domain says; whole listings are sites that are the
-// domain (Hacker News and Lobsters are technology news, GitHub is software). News is
-// what is happening anywhere: every listing but repositories, and Reddit's news subreddits.
+// Terms are what a headline of the domain says. Which listings are a domain as a whole, and
+// a platform's communities of it, are the sources' (Source::domains).
 const std::vector<Entry>& table() {
   static const std::vector<Entry> kTable{
       {{"tech", "technology", "tech news"},
@@ -31,17 +29,13 @@ const std::vector<Entry>& table() {
         "cloud",         "browser",       "firefox",   "chrome",     "open-source", "programming", "developer",
         "developers",    "database",      "ai",        "llm",        "gpt",         "robot",       "robotics",
         "quantum",       "cybersecurity", "privacy",   "encryption", "internet",    "broadband",   "5g",
-        "spacex",        "tesla",         "github",    "tech",       "technology"},
-       {"technology", "tech", "gadgets", "hardware"},
-       {"hackernews", "lobsters", "github"}},
+        "spacex",        "tesla",         "github",    "tech",       "technology"}},
       {{"software", "programming", "coding", "dev", "developers", "software engineering"},
        {"software",  "programming", "code",        "coding",   "developer", "developers", "compiler",    "database",
         "framework", "library",     "runtime",     "rust",     "python",    "javascript", "typescript",  "golang",
         "java",      "kotlin",      "swift",       "c++",      "zig",       "lisp",       "haskell",     "linux",
         "kernel",    "sqlite",      "postgresql",  "postgres", "mysql",     "kubernetes", "docker",      "git",
-        "github",    "api",         "open-source", "bytecode", "scheduler", "wasm",       "webassembly", "llvm"},
-       {"programming", "software", "webdev", "devops", "opensource", "ExperiencedDevs"},
-       {"lobsters", "github"}},
+        "github",    "api",         "open-source", "bytecode", "scheduler", "wasm",       "webassembly", "llvm"}},
       {{"ai", "a.i.", "artificial intelligence", "machine learning", "ml", "llm", "llms"},
        {"ai",
         "llm",
@@ -65,60 +59,40 @@ const std::vector<Entry>& table() {
         "agi",
         "ml",
         "machine learning",
-        "artificial intelligence"},
-       {"artificial", "MachineLearning", "OpenAI", "LocalLLaMA", "singularity", "ChatGPT"},
-       {}},
+        "artificial intelligence"}},
       {{"security", "cybersecurity", "infosec", "netsec"},
        {"security", "vulnerability", "vulnerabilities", "cve", "exploit", "breach", "ransomware", "malware", "zero-day",
-        "phishing", "backdoor", "hacked", "hackers", "infosec", "attack", "leak", "leaked", "patch", "spyware"},
-       {"netsec", "cybersecurity", "security"},
-       {}},
+        "phishing", "backdoor", "hacked", "hackers", "infosec", "attack", "leak", "leaked", "patch", "spyware"}},
       {{"science", "research"},
        {"science",     "scientists", "physics",   "physicists", "biology",      "chemistry",    "nasa",
         "esa",         "space",      "quantum",   "research",   "researchers",  "study",        "astronomy",
         "astronomers", "climate",    "telescope", "genome",     "dna",          "fusion",       "mars",
-        "moon",        "species",    "fossil",    "vaccine",    "neuroscience", "teleportation"},
-       {"science", "physics", "space", "biology", "chemistry", "Astronomy"},
-       {}},
+        "moon",        "species",    "fossil",    "vaccine",    "neuroscience", "teleportation"}},
       {{"news", "world", "world news", "current events", "headlines"},
        {"election",  "government", "president", "minister", "parliament", "congress", "senate", "court",      "war",
         "ceasefire", "police",     "protest",   "protests", "killed",     "dies",     "died",   "earthquake", "storm",
-        "hurricane", "flood",      "wildfire",  "rules",    "law",        "eu",       "un",     "fed"},
-       {"news", "worldnews"},
-       {"hackernews", "lobsters", "polymarket", "wikipedia", "x", "bluesky"}},
+        "hurricane", "flood",      "wildfire",  "rules",    "law",        "eu",       "un",     "fed"}},
       {{"business", "startups", "companies"},
        {"business", "company", "companies", "startup", "startups", "ceo", "ipo", "acquisition", "acquires", "merger", "layoffs",
-        "revenue", "profit", "earnings", "funding", "valuation", "antitrust", "shareholders"},
-       {"business", "startups", "Entrepreneur"},
-       {}},
+        "revenue", "profit", "earnings", "funding", "valuation", "antitrust", "shareholders"}},
       {{"finance", "markets", "stocks", "economy", "economics", "investing"},
        {"stock",  "stocks",   "market", "markets", "fed",       "inflation", "rates",       "earnings",
         "nasdaq", "dow",      "s&p",    "economy", "recession", "tariff",    "tariffs",     "bond",
-        "bonds",  "treasury", "bank",   "banks",   "ipo",       "gdp",       "jobs report", "interest"},
-       {"finance", "stocks", "investing", "economics", "wallstreetbets"},
-       {}},
+        "bonds",  "treasury", "bank",   "banks",   "ipo",       "gdp",       "jobs report", "interest"}},
       {{"crypto", "cryptocurrency", "bitcoin", "web3"},
        {"crypto", "bitcoin", "ethereum", "btc", "eth", "blockchain", "solana", "stablecoin", "defi", "token", "tokens", "nft",
-        "coinbase", "binance", "etf"},
-       {"CryptoCurrency", "Bitcoin", "ethereum"},
-       {}},
+        "coinbase", "binance", "etf"}},
       {{"gaming", "games", "video games", "videogames"},
        {"game", "games", "gaming", "gamers", "nintendo", "playstation", "ps5", "xbox", "steam", "switch", "valve", "esports",
-        "gta", "zelda", "pokemon", "console"},
-       {"gaming", "Games", "pcgaming", "NintendoSwitch"},
-       {}},
+        "gta", "zelda", "pokemon", "console"}},
       {{"sports", "sport"},
        {"nfl",      "nba",      "mlb",    "nhl",         "fifa",    "uefa",      "football",   "soccer",  "basketball",
         "baseball", "hockey",   "tennis", "golf",        "f1",      "formula 1", "olympics",   "olympic", "championship",
-        "league",   "playoffs", "coach",  "quarterback", "striker", "world cup", "super bowl", "transfer"},
-       {"sports", "nba", "nfl", "soccer", "formula1", "baseball", "hockey"},
-       {}},
+        "league",   "playoffs", "coach",  "quarterback", "striker", "world cup", "super bowl", "transfer"}},
       {{"politics", "policy", "government", "elections"},
        {"election", "elections", "congress",   "senate",      "president", "policy",      "government", "vote",        "voters",
         "supreme",  "court",     "parliament", "minister",    "democrats", "republicans", "governor",   "legislation", "bill",
-        "campaign", "poll",      "polls",      "impeachment", "eu",        "rules",       "regulation", "fed"},
-       {"politics", "worldpolitics", "geopolitics", "PoliticalDiscussion"},
-       {}},
+        "campaign", "poll",      "polls",      "impeachment", "eu",        "rules",       "regulation", "fed"}},
   };
   return kTable;
 }
@@ -141,9 +115,8 @@ Domain resolve_domain(std::string_view typed) {
   const std::string key = key_of(typed);
   for (const auto& e : table()) {
     if (std::find(e.names.begin(), e.names.end(), key) == e.names.end()) continue;
+    d.key = std::string(e.names.front());
     d.terms = strings(e.terms);
-    d.subreddits = strings(e.subreddits);
-    d.whole_listings = strings(e.whole_listings);
     return d;
   }
   for (const auto& t : core::tokenize(typed))
@@ -154,16 +127,23 @@ Domain resolve_domain(std::string_view typed) {
 }
 
 bool whole_listing(const Domain& d, std::string_view source) {
-  return std::find(d.whole_listings.begin(), d.whole_listings.end(), source) != d.whole_listings.end();
+  const auto* listing = sources::domain_listing(source, d.key);
+  return listing != nullptr && listing->whole;
+}
+
+std::vector<std::string> communities(const Domain& d, std::string_view source) {
+  const auto* listing = sources::domain_listing(source, d.key);
+  return listing ? strings(listing->communities) : std::vector<std::string>{};
 }
 
 bool selects(const Domain& d, const model::Item& item) {
   if (d.global || whole_listing(d, item.source)) return true;
-  if (item.source == "reddit" && item.container) {
-    std::string_view sub = *item.container;
-    if (sub.substr(0, 2) == "r/") sub.remove_prefix(2);
-    for (const auto& s : d.subreddits)
-      if (core::casefold(s) == core::casefold(sub)) return true;
+  if (const auto* listing = sources::domain_listing(item.source, d.key); listing && item.container) {
+    std::string_view community = *item.container;
+    const auto meaning = sources::by_id(item.source)->context_container();
+    if (meaning && community.starts_with(meaning->prefix)) community.remove_prefix(meaning->prefix.size());
+    for (const auto& c : listing->communities)
+      if (core::casefold(c) == core::casefold(community)) return true;
   }
   std::string text = item.title + " " + item.container.value_or("");
   for (const auto& t : item.tags) text += " " + t;

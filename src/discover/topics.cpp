@@ -75,7 +75,7 @@ namespace {
 // The headline's subject: prefixes dropped, cut before ':' / ' - ' / ' | ' / '?' / ', '.
 std::vector<std::string> clause_words(const model::Item& it) {
   std::string title = strip_prefixes(core::collapse_whitespace(it.title));
-  if (it.source == "github") {
+  if (const auto* s = sources::by_id(it.source); s && s->title_opens_with_container()) {
     // "owner/repo: description": the description is the readable part.
     const auto colon = title.find(": ");
     if (colon != std::string::npos && title.substr(0, colon).find('/') != std::string::npos) title = title.substr(colon + 2);

@@ -6,6 +6,7 @@
 #include "core/text.hpp"
 #include "core/url.hpp"
 #include "pipeline/stages.hpp"
+#include "sources/source.hpp"
 
 namespace pipeline {
 
@@ -19,10 +20,11 @@ constexpr std::size_t kMaxLabels = 12;
 // platform's tags and topics.
 void add_context(model::Item& it, TokenDict& dict, Features& f) {
   std::vector<std::pair<std::string_view, std::int8_t>> labels;  // label, origin
-  std::string_view container;
-  if (it.container && (it.source == "reddit" || it.source == "github") && !it.title.starts_with(*it.container)) {
-    container = *it.container;
-    if (container.substr(0, 2) == "r/") container.remove_prefix(2);
+  const sources::Source* source = sources::by_id(it.source);
+  const auto meaning = source ? source->context_container() : std::nullopt;
+  if (it.container && meaning && !it.title.starts_with(*it.container)) {
+    std::string_view container = *it.container;
+    if (!meaning->prefix.empty() && container.starts_with(meaning->prefix)) container.remove_prefix(meaning->prefix.size());
     labels.emplace_back(container, -1);
   }
   if (it.tags.size() > kMaxLabels) it.tags.resize(kMaxLabels);

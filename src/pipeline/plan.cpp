@@ -405,6 +405,11 @@ std::vector<model::Synonym> table_synonyms(std::string_view topic) {
   return out;
 }
 
+std::span<const std::string_view> plan_intents() {
+  static constexpr std::string_view kIntents[] = {"comparison", "howto", "prediction", "research", "product", "news"};
+  return kIntents;
+}
+
 model::Plan make_plan(std::string_view topic_in, model::Depth depth, std::vector<model::Synonym> host_synonyms) {
   const std::string topic = core::collapse_whitespace(topic_in);
   const auto words = core::tokenize(topic);
@@ -450,14 +455,10 @@ model::Plan make_plan(std::string_view topic_in, model::Depth depth, std::vector
   if (specific >= 2 && kept.size() < written.size()) add_unique(p, join_range(kept, 0, kept.size()), 0.7, cap);
   if (depth == model::Depth::deep && words.size() >= 2) add_unique(p, "\"" + topic + "\"", 0.6, cap);
 
-  // A market answers "will it happen", the rest "what happened": markets lead only on predictions.
-  auto& w = p.source_weights;
-  if (p.intent == "howto") w = {{"stackexchange", 1.3}, {"github", 1.1}, {"polymarket", 0.5}};
-  else if (p.intent == "prediction") w = {{"polymarket", 1.5}, {"arxiv", 0.7}};
-  else if (p.intent == "research") w = {{"arxiv", 1.4}, {"github", 1.1}, {"polymarket", 0.6}};
-  else if (p.intent == "comparison") w = {{"reddit", 1.15}, {"hackernews", 1.1}, {"stackexchange", 1.1}, {"polymarket", 0.8}};
-  else if (p.intent == "product") w = {{"reddit", 1.1}, {"hackernews", 1.1}, {"polymarket", 0.8}};
-  else w = {{"polymarket", 0.8}};
+  // Each source says how much it counts for an intent (Source::intent_weights).
+  for (const sources::Source* s : sources::all())
+    for (const auto& iw : s->intent_weights())
+      if (iw.intent == p.intent) p.source_weights[std::string(s->id())] = iw.weight;
   return p;
 }
 

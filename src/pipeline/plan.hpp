@@ -1,6 +1,7 @@
 #pragma once
 // Stage 1: the query plan. Deterministic: the same topic and depth always give the same plan.
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,8 @@ namespace pipeline {
 constexpr std::size_t kMaxTopicChars = 300;
 
 int max_sub_queries(model::Depth depth);
+// The intents make_plan chooses from, the words a source's intent_weights() may name.
+std::span<const std::string_view> plan_intents();
 // host_synonyms come first; the built-in table adds what they do not cover.
 model::Plan make_plan(std::string_view topic, model::Depth depth, std::vector<model::Synonym> host_synonyms = {});
 

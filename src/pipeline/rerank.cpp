@@ -5,6 +5,7 @@
 #include "core/parallel.hpp"
 #include "pipeline/order.hpp"
 #include "pipeline/stages.hpp"
+#include "sources/source.hpp"
 
 namespace pipeline {
 
@@ -86,9 +87,11 @@ std::string explain(const Corpus& c, std::size_t i) {
   }
   if (ev.context >= 0 && static_cast<std::size_t>(ev.context) < f.context_origin.size()) {
     const int origin = f.context_origin[static_cast<std::size_t>(ev.context)];
-    if (origin < 0 && it.container) why.append("; ").append(it.source == "reddit" ? "" : "repo ").append(*it.container);
+    const sources::Source* source = sources::by_id(it.source);
+    const auto meaning = source ? source->context_container() : std::nullopt;
+    if (origin < 0 && it.container) why.append("; ").append(meaning ? meaning->why : "").append(*it.container);
     else if (origin >= 0 && static_cast<std::size_t>(origin) < it.tags.size())
-      why.append(it.source == "github" ? "; topic " : "; tag ").append(it.tags[static_cast<std::size_t>(origin)]);
+      why.append("; ").append(source ? source->tag_word() : "tag ").append(it.tags[static_cast<std::size_t>(origin)]);
     why += " context";
   } else if (ev.support == 2) why += "; context shared with strong matches";
   else if (ev.support == 0) why += "; context unlike the strong matches";

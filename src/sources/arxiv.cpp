@@ -233,6 +233,10 @@ class Arxiv final : public Source {
  public:
   std::string_view id() const override { return "arxiv"; }
   std::string_view name() const override { return "arXiv"; }
+  std::span<const IntentWeight> intent_weights() const override {
+    static constexpr IntentWeight kWeights[] = {{"prediction", 0.7}, {"research", 1.4}};
+    return kWeights;
+  }
   std::span<const EngagementField> engagement() const override { return {}; }  // no signal
 
   SourceResult search(const Query& q, Env& env) const override {

@@ -408,6 +408,10 @@ class Bluesky final : public Source {
   std::string_view id() const override { return "bluesky"; }
   std::string_view name() const override { return "Bluesky"; }
   std::vector<std::string_view> aliases() const override { return {"bsky"}; }
+  std::span<const DomainListing> domains() const override {
+    static const DomainListing kDomains[] = {{"news", true, {}}};
+    return kDomains;
+  }
   std::span<const EngagementField> engagement() const override {
     static constexpr EngagementField kEngagement[] = {{"likeCount", "likes", 1.0, 100},
                                                       {"repostCount", "reposts", 0.8, 20},

@@ -162,6 +162,18 @@ class GitHub final : public Source {
   std::string_view id() const override { return "github"; }
   std::string_view name() const override { return "GitHub"; }
   std::vector<std::string_view> aliases() const override { return {"gh"}; }
+  std::span<const IntentWeight> intent_weights() const override {
+    static constexpr IntentWeight kWeights[] = {{"howto", 1.1}, {"research", 1.1}};
+    return kWeights;
+  }
+  // An issue's repository says which project it is about; its title opens with it.
+  std::optional<Container> context_container() const override { return Container{"", "repo "}; }
+  std::string_view tag_word() const override { return "topic "; }
+  bool title_opens_with_container() const override { return true; }
+  std::span<const DomainListing> domains() const override {
+    static const DomainListing kDomains[] = {{"tech", true, {}}, {"software", true, {}}};
+    return kDomains;
+  }
   std::span<const EngagementField> engagement() const override {
     static constexpr EngagementField kEngagement[] = {{"stars", "stars", 1.0, 300},
                                                       {"forks", "forks", 0.4, 40},

@@ -111,6 +111,15 @@ class HackerNews final : public Source {
   std::string_view id() const override { return "hackernews"; }
   std::string_view name() const override { return "Hacker News"; }
   std::vector<std::string_view> aliases() const override { return {"hn"}; }
+  std::string_view spoken_names() const override { return "Hacker News HN"; }
+  std::span<const IntentWeight> intent_weights() const override {
+    static constexpr IntentWeight kWeights[] = {{"comparison", 1.1}, {"product", 1.1}};
+    return kWeights;
+  }
+  std::span<const DomainListing> domains() const override {
+    static const DomainListing kDomains[] = {{"tech", true, {}}, {"news", true, {}}};
+    return kDomains;
+  }
   std::span<const EngagementField> engagement() const override {
     static constexpr EngagementField kEngagement[] = {{"points", "points", 1.0, 150}, {"num_comments", "comments", 0.7, 60}};
     return kEngagement;

@@ -259,6 +259,10 @@ class Lobsters final : public Source {
  public:
   std::string_view id() const override { return "lobsters"; }
   std::string_view name() const override { return "Lobsters"; }
+  std::span<const DomainListing> domains() const override {
+    static const DomainListing kDomains[] = {{"tech", true, {}}, {"software", true, {}}, {"news", true, {}}};
+    return kDomains;
+  }
   std::span<const EngagementField> engagement() const override {
     static constexpr EngagementField kEngagement[] = {{"score", "score", 1.0, 30}, {"comment_count", "comments", 0.7, 15}};
     return kEngagement;

@@ -289,6 +289,16 @@ class Polymarket final : public Source {
   std::string_view id() const override { return "polymarket"; }
   std::string_view name() const override { return "Polymarket"; }
   std::vector<std::string_view> aliases() const override { return {"pm"}; }
+  // A market answers "will it happen", the rest "what happened": markets lead only on predictions.
+  std::span<const IntentWeight> intent_weights() const override {
+    static constexpr IntentWeight kWeights[] = {{"howto", 0.5},      {"prediction", 1.5}, {"research", 0.6},
+                                                {"comparison", 0.8}, {"product", 0.8},    {"news", 0.8}};
+    return kWeights;
+  }
+  std::span<const DomainListing> domains() const override {
+    static const DomainListing kDomains[] = {{"news", true, {}}};
+    return kDomains;
+  }
   std::span<const EngagementField> engagement() const override {
     static constexpr EngagementField kEngagement[] = {{"volume", "volume", 0.6, 500000, Shown::dollars},
                                                       {"volume24hr", "24h volume", 0.5, 50000, Shown::dollars},

@@ -559,6 +559,29 @@ class Reddit final : public Source {
  public:
   std::string_view id() const override { return "reddit"; }
   std::string_view name() const override { return "Reddit"; }
+  std::span<const IntentWeight> intent_weights() const override {
+    static constexpr IntentWeight kWeights[] = {{"comparison", 1.15}, {"product", 1.1}};
+    return kWeights;
+  }
+  // A subreddit says which "Rust" a post means.
+  std::optional<Container> context_container() const override { return Container{"r/", ""}; }
+  std::span<const DomainListing> domains() const override {
+    static const DomainListing kDomains[] = {
+        {"tech", false, {"technology", "tech", "gadgets", "hardware"}},
+        {"software", false, {"programming", "software", "webdev", "devops", "opensource", "ExperiencedDevs"}},
+        {"ai", false, {"artificial", "MachineLearning", "OpenAI", "LocalLLaMA", "singularity", "ChatGPT"}},
+        {"security", false, {"netsec", "cybersecurity", "security"}},
+        {"science", false, {"science", "physics", "space", "biology", "chemistry", "Astronomy"}},
+        {"news", false, {"news", "worldnews"}},
+        {"business", false, {"business", "startups", "Entrepreneur"}},
+        {"finance", false, {"finance", "stocks", "investing", "economics", "wallstreetbets"}},
+        {"crypto", false, {"CryptoCurrency", "Bitcoin", "ethereum"}},
+        {"gaming", false, {"gaming", "Games", "pcgaming", "NintendoSwitch"}},
+        {"sports", false, {"sports", "nba", "nfl", "soccer", "formula1", "baseball", "hockey"}},
+        {"politics", false, {"politics", "worldpolitics", "geopolitics", "PoliticalDiscussion"}},
+    };
+    return kDomains;
+  }
   std::span<const EngagementField> engagement() const override {
     static constexpr EngagementField kEngagement[] = {{"score", "score", 1.0, 300},
                                                       {"num_comments", "comments", 0.7, 80},
@@ -642,10 +665,10 @@ class Reddit final : public Source {
     const auto creds = credentials(env.config);
     const int n = clamp_limit(q.limit);
     std::vector<std::string> urls;
-    if (q.domain.empty() || !q.subreddits.empty()) {
+    if (q.domain.empty() || !q.communities.empty()) {
       // r/all, or the domain's subreddits as one multireddit ("r/news+worldnews").
       std::string subs;
-      for (const auto& s : q.subreddits)
+      for (const auto& s : q.communities)
         if (valid_subreddit(s)) subs += (subs.empty() ? "" : "+") + s;
       if (subs.empty()) subs = "all";
       if (creds) {

@@ -84,6 +84,14 @@ const EngagementField* engagement_field(std::string_view source, std::string_vie
   return nullptr;
 }
 
+const DomainListing* domain_listing(std::string_view source, std::string_view domain) {
+  const Source* s = by_id(source);
+  if (s == nullptr) return nullptr;
+  for (const auto& d : s->domains())
+    if (d.domain == domain) return &d;
+  return nullptr;
+}
+
 double engagement_value(const std::vector<model::Engagement>& engagement, std::string_view field) {
   for (const auto& e : engagement)
     if (e.field == field) return e.value;

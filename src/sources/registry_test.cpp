@@ -1,7 +1,8 @@
 // "A new source is one file, its fixtures and one registry line": for every registered
 // source, checks that the rest is there — its test beside it, reading fixtures of its own
 // and running the hostile-upstream table; its engagement declaration; its README row,
-// whose engagement column says what it declares; its configuration keys documented.
+// whose engagement column says what it declares; its configuration keys documented; and
+// that its intent weights, domains and container name what the planner and discovery know.
 // (Whether its items carry only declared fields is checked by the hostile table's valid row.)
 #include <gtest/gtest.h>
 
@@ -12,6 +13,8 @@
 #include <sstream>
 
 #include "core/known_keys.hpp"
+#include "discover/domains.hpp"
+#include "pipeline/plan.hpp"
 #include "sources/source.hpp"
 
 namespace {
@@ -111,6 +114,34 @@ TEST(Registry, EverySourceIsOneFileItsFixturesAndARegistryLine) {
     for (const auto& f : declared) want += (want.empty() ? "`" : ", `") + f + "`";
     if (!row.empty()) {
       EXPECT_EQ(last_cell(row), want.empty() ? "none" : want) << "the README's engagement column";
+    }
+
+    // What the planner, the ranking, discovery and synthesis read of it: each says something
+    // those know. (A source that declares none of it is weighed 1, has no context, and is
+    // no domain's; synthesis then knows it by its name.)
+    EXPECT_FALSE(s->spoken_names().empty()) << "no spoken names";
+    EXPECT_FALSE(s->tag_word().empty()) << "no word for its tags";
+    std::vector<std::string_view> intents;
+    for (const auto& w : s->intent_weights()) {
+      const auto known = pipeline::plan_intents();
+      EXPECT_NE(std::find(known.begin(), known.end(), w.intent), known.end()) << "the planner has no intent " << w.intent;
+      EXPECT_GT(w.weight, 0) << w.intent;
+      EXPECT_EQ(std::count(intents.begin(), intents.end(), w.intent), 0) << w.intent << " weighed twice";
+      intents.push_back(w.intent);
+    }
+    if (s->title_opens_with_container()) {
+      EXPECT_TRUE(s->context_container()) << "its titles open with a container it does not declare";
+    }
+    std::vector<std::string_view> domains;
+    for (const auto& d : s->domains()) {
+      EXPECT_EQ(discover::resolve_domain(d.domain).key, d.domain) << "discovery has no domain " << d.domain;
+      EXPECT_TRUE(s->has_listing()) << d.domain << ": a domain's source without a listing";
+      EXPECT_NE(d.whole, !d.communities.empty()) << d.domain << ": a whole listing or communities, one of the two";
+      if (!d.communities.empty()) {
+        EXPECT_TRUE(s->context_container()) << d.domain << ": communities need a declared container to match";
+      }
+      EXPECT_EQ(std::count(domains.begin(), domains.end(), d.domain), 0) << d.domain << " declared twice";
+      domains.push_back(d.domain);
     }
 
     // Its configuration keys: known to `config check`/--help and in the README's table.

@@ -2,9 +2,11 @@
 // The source interface. A source is one file (src/sources/<id>.cpp) plus its fixtures
 // and one line in registry.cpp: the file declares everything else the program needs to
 // know about it (its engagement fields, weights and labels, whether it is social, its
-// aliases, comments, doctor probe, configuration keys), and the pipeline, the briefs and
-// discovery read those declarations through the registry. registry_test.cpp checks that
-// every registered source also has fixtures, a hostile-table run and a README row.
+// aliases, the planner's weights per intent, what its container means, discovery's domains,
+// the names synthesis may use, comments, doctor probe, configuration keys), and the
+// pipeline, the briefs, discovery and synthesis read those declarations through the
+// registry. registry_test.cpp checks that every registered source also has fixtures, a
+// hostile-table run and a README row, and that its declarations name what their readers know.
 // The base helpers (common.hpp) own HTTP classification and the state vocabulary; a
 // source only builds URLs and parses answers.
 #include <atomic>
@@ -72,7 +74,7 @@ struct ListingQuery {
   model::Window window;
   std::string domain;                     // "" = global
   std::vector<std::string> domain_terms;  // search terms for a domain run
-  std::vector<std::string> subreddits;    // a domain's own subreddits: Reddit lists them instead of searching
+  std::vector<std::string> communities;   // the source's communities of the domain (Source::domains): listed instead of searched
   int limit = 30;
   core::UnixSeconds now = 0;  // as in Query
 };
@@ -110,6 +112,29 @@ struct CommentWords {
   std::string_view score_many = "points";
 };
 
+// How the planner weighs a source for a topic of one intent (pipeline::plan_intents():
+// "howto", "prediction"...); an intent the source does not name weighs it 1.
+struct IntentWeight {
+  std::string_view intent;
+  double weight = 1;
+};
+
+// What the platform's container (model::Item::container) means when it says which "Rust"
+// an item is about (a subreddit, a GitHub issue's repository): the ranking's context.
+struct Container {
+  std::string_view prefix;  // how the platform writes it, not a word of it: "r/"
+  std::string_view why;     // what a ranking's why line calls it: "repo " ("" when it says so itself: r/rust)
+};
+
+// Discovery: a domain (discover/domains.cpp's first names: "tech", "news"...) the source's
+// listing is wholly about (every item of it belongs), or the communities of the platform
+// that are the domain (subreddits, matched against an item's container without its prefix).
+struct DomainListing {
+  std::string_view domain;
+  bool whole = false;
+  std::vector<std::string_view> communities;  // listed instead of searched
+};
+
 struct SourceResult {
   model::SourceState state = model::SourceState::ok;
   std::string reason;
@@ -134,6 +159,20 @@ class Source {
   // totals). Default: the sum of its reaction fields, each count one.
   virtual double comparable_engagement(const std::vector<model::Engagement>& engagement) const;
   virtual CommentWords comment_words() const { return {}; }
+  // The planner's weights for this source by intent; none = weighed 1 whatever the intent.
+  virtual std::span<const IntentWeight> intent_weights() const { return {}; }
+  // Its container as context (nullopt: only where the item was filed, not what it means).
+  virtual std::optional<Container> context_container() const { return std::nullopt; }
+  // What a ranking's why line calls one of its tags.
+  virtual std::string_view tag_word() const { return "tag "; }
+  // Whether its titles open with "<container>: " (GitHub's "owner/repo: description"), the
+  // part discovery reads past to name a topic.
+  virtual bool title_opens_with_container() const { return false; }
+  // Discovery's domains this source's listing is, or holds communities of.
+  virtual std::span<const DomainListing> domains() const { return {}; }
+  // The words a model's summary may use for it ("Hacker News HN"): synthesis's check that a
+  // sentence's words come from its evidence counts them as the evidence's. Default: name().
+  virtual std::string_view spoken_names() const { return name(); }
   // Why the source cannot run with this configuration (missing credentials), or nullopt.
   virtual std::optional<std::string> unconfigured(const core::Config&) const { return std::nullopt; }
   // Called on a worker thread. Must not throw for upstream problems: report a state.
@@ -173,6 +212,8 @@ std::string budget_key(std::string_view id);
 const EngagementField* engagement_field(std::string_view source, std::string_view field);
 // Source::comparable_engagement of `source`; for an unknown source, the default rule.
 double comparable_engagement(std::string_view source, const std::vector<model::Engagement>& engagement);
+// The declaration of `source`'s domain, nullptr when it declares none.
+const DomainListing* domain_listing(std::string_view source, std::string_view domain);
 // The first value of `field`, 0 without one.
 double engagement_value(const std::vector<model::Engagement>& engagement, std::string_view field);
 

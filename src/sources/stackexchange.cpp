@@ -152,6 +152,11 @@ class StackExchange final : public Source {
   std::string_view id() const override { return "stackexchange"; }
   std::string_view name() const override { return "Stack Exchange"; }
   std::vector<std::string_view> aliases() const override { return {"so", "stackoverflow"}; }
+  std::string_view spoken_names() const override { return "Stack Overflow Stack Exchange"; }
+  std::span<const IntentWeight> intent_weights() const override {
+    static constexpr IntentWeight kWeights[] = {{"howto", 1.3}, {"comparison", 1.1}};
+    return kWeights;
+  }
   std::span<const EngagementField> engagement() const override {
     static constexpr EngagementField kEngagement[] = {{"score", "score", 1.0, 10},
                                                       {"answer_count", "answers", 0.8, 3},

@@ -215,6 +215,7 @@ class Web final : public Source {
  public:
   std::string_view id() const override { return "web"; }
   std::string_view name() const override { return "Web search"; }
+  std::string_view spoken_names() const override { return "web"; }
   std::span<const EngagementField> engagement() const override { return {}; }  // no signal
 
   std::optional<std::string> unconfigured(const core::Config& c) const override {

@@ -186,6 +186,10 @@ class Wikipedia final : public Source {
   std::string_view id() const override { return "wikipedia"; }
   std::string_view name() const override { return "Wikipedia"; }
   std::vector<std::string_view> aliases() const override { return {"wiki"}; }
+  std::span<const DomainListing> domains() const override {
+    static const DomainListing kDomains[] = {{"news", true, {}}};
+    return kDomains;
+  }
   std::span<const EngagementField> engagement() const override {
     static constexpr EngagementField kEngagement[] = {{"views", "views", 1.0, 100000, Shown::count, false},
                                                       {"views_before", "views the span before", 0, 0, Shown::count, false}};

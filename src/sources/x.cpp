@@ -252,6 +252,11 @@ class X final : public Source {
   std::string_view id() const override { return "x"; }
   std::string_view name() const override { return "X"; }
   std::vector<std::string_view> aliases() const override { return {"twitter"}; }
+  std::string_view spoken_names() const override { return "X Twitter"; }
+  std::span<const DomainListing> domains() const override {
+    static const DomainListing kDomains[] = {{"news", true, {}}};
+    return kDomains;
+  }
   std::span<const EngagementField> engagement() const override {
     static constexpr EngagementField kEngagement[] = {{"like_count", "likes", 1.0, 300},
                                                       {"retweet_count", "reposts", 0.8, 50},

@@ -13,6 +13,7 @@
 #include "core/redact.hpp"
 #include "core/text.hpp"
 #include "render/render.hpp"
+#include "sources/source.hpp"
 
 namespace synth {
 
@@ -52,17 +53,8 @@ std::string fold(std::string_view s) {
 }
 
 std::string source_name(std::string_view id) {
-  if (id == "hackernews") return "Hacker News HN";
-  if (id == "reddit") return "Reddit";
-  if (id == "github") return "GitHub";
-  if (id == "polymarket") return "Polymarket";
-  if (id == "arxiv") return "arXiv";
-  if (id == "lobsters") return "Lobsters";
-  if (id == "stackexchange") return "Stack Overflow Stack Exchange";
-  if (id == "bluesky") return "Bluesky";
-  if (id == "x") return "X Twitter";
-  if (id == "youtube") return "YouTube";
-  return std::string(id);
+  const sources::Source* s = sources::by_id(id);
+  return std::string(s ? s->spoken_names() : id);
 }
 
 std::string date_forms(std::string_view ymd) {

@@ -297,7 +297,7 @@ TEST(Domains, GenericDomainsHaveAVocabularyThatSelects) {
     const Domain d = resolve_domain(typed);
     EXPECT_FALSE(d.global) << typed;
     EXPECT_FALSE(d.terms.empty()) << typed;
-    EXPECT_FALSE(d.subreddits.empty()) << typed;
+    EXPECT_FALSE(communities(d, "reddit").empty()) << typed;
   }
   const Domain tech = resolve_domain("tech");
   EXPECT_EQ(resolve_domain("TECHNOLOGY").terms, tech.terms);  // an alias, any case
@@ -338,7 +338,7 @@ TEST(Domains, GenericDomainsHaveAVocabularyThatSelects) {
 TEST(Domains, OtherDomainsAreTheirOwnWordsAndGenericOnesAreGlobal) {
   const Domain rust = resolve_domain("rust lang");
   EXPECT_FALSE(rust.global);
-  EXPECT_TRUE(rust.subreddits.empty());
+  EXPECT_TRUE(communities(rust, "reddit").empty());
   EXPECT_TRUE(selects(rust, listed("reddit", "Tokio 2.0: a new runtime scheduler", "r/rust")));
   EXPECT_FALSE(selects(rust, listed("hackernews", "Why SQLite uses bytecode")));
   // Nothing distinctive to select on: a global run, said in a warning.
