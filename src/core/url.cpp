@@ -155,4 +155,9 @@ std::string canonical_url(std::string_view url) {
   return out;
 }
 
+bool within_domain(std::string_view host, std::string_view domain) {
+  return host == domain ||
+         (host.size() > domain.size() && host.ends_with(domain) && host[host.size() - domain.size() - 1] == '.');
+}
+
 }  // namespace core

@@ -23,6 +23,10 @@ struct Url {
   std::optional<Url> resolve(std::string_view ref) const;
 };
 
+// `host` is `domain` or one of its subdomains ("old.reddit.com" of "reddit.com", never
+// "notreddit.com"). Byte comparison: both as Url::parse gives them (lower-case).
+bool within_domain(std::string_view host, std::string_view domain);
+
 // Query parameters in order, values still percent-encoded.
 std::vector<std::pair<std::string, std::string>> split_query(std::string_view query);
 

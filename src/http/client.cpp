@@ -420,11 +420,7 @@ struct Client::Impl {
     {
       std::lock_guard lock(mu);
       for (const auto& s : opts.spacing) {
-        if (!host || !(host->host == s.host_suffix ||
-                       (host->host.size() > s.host_suffix.size() &&
-                        host->host.compare(host->host.size() - s.host_suffix.size(), s.host_suffix.size(), s.host_suffix) == 0 &&
-                        host->host[host->host.size() - s.host_suffix.size() - 1] == '.')))
-          continue;
+        if (!host || !core::within_domain(host->host, s.host_suffix)) continue;
         auto& slot = next_slot[s.host_suffix];
         const auto when = std::max(now, slot);
         if (when >= req.deadline.when()) {

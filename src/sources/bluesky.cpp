@@ -70,9 +70,8 @@ bool bluesky_host(std::string_view host) {
                ch == '-';
       }))
     return false;
-  return std::any_of(std::begin(kOwnHosts), std::end(kOwnHosts), [&](std::string_view own) {
-    return host == own || (host.ends_with(own) && host[host.size() - own.size() - 1] == '.');
-  });
+  return std::any_of(std::begin(kOwnHosts), std::end(kOwnHosts),
+                     [&](std::string_view own) { return core::within_domain(host, own); });
 }
 
 // The PDS of the DID document's "#atproto_pds" service, when it is a safe place for the

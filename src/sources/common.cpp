@@ -431,10 +431,8 @@ std::string headline(std::string_view text) {
 bool outside_link(std::string_view url, std::initializer_list<std::string_view> own_hosts) {
   auto u = core::Url::parse(url);
   if (!u || (u->scheme != "http" && u->scheme != "https") || u->host.empty()) return false;
-  for (std::string_view h : own_hosts) {
-    if (u->host == h) return false;
-    if (u->host.size() > h.size() && u->host.ends_with(h) && u->host[u->host.size() - h.size() - 1] == '.') return false;
-  }
+  for (std::string_view h : own_hosts)
+    if (core::within_domain(u->host, h)) return false;
   return true;
 }
 

@@ -66,10 +66,8 @@ std::string strip_t3(std::string_view id) {
 bool reddit_hosted(std::string_view url) {
   auto u = core::Url::parse(url);
   if (!u || u->host.empty()) return true;
-  for (std::string_view h : {"reddit.com", "redd.it", "redditmedia.com"}) {
-    if (u->host == h) return true;
-    if (u->host.size() > h.size() && u->host.ends_with(h) && u->host[u->host.size() - h.size() - 1] == '.') return true;
-  }
+  for (std::string_view h : {"reddit.com", "redd.it", "redditmedia.com"})
+    if (core::within_domain(u->host, h)) return true;
   return false;
 }
 

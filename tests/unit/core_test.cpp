@@ -67,6 +67,16 @@ TEST(Url, StripsTrackingParametersOnly) {
   EXPECT_EQ(core::strip_tracking("https://example.com/a?b=c"), "https://example.com/a?b=c");
 }
 
+TEST(Url, WithinDomainIsTheDomainOrASubdomain) {
+  EXPECT_TRUE(core::within_domain("reddit.com", "reddit.com"));
+  EXPECT_TRUE(core::within_domain("old.reddit.com", "reddit.com"));
+  EXPECT_TRUE(core::within_domain("morel.us-east.host.bsky.network", "bsky.network"));
+  EXPECT_FALSE(core::within_domain("notreddit.com", "reddit.com"));  // a look-alike
+  EXPECT_FALSE(core::within_domain("reddit.com.evil.example", "reddit.com"));
+  EXPECT_FALSE(core::within_domain("com", "reddit.com"));
+  EXPECT_FALSE(core::within_domain("", "reddit.com"));
+}
+
 TEST(Url, ResolvesRedirectTargets) {
   auto base = core::Url::parse("https://api.example.com/a/b?x=1");
   ASSERT_TRUE(base);
