@@ -259,6 +259,25 @@ void collect_text(const GumboNode* node, std::string& out) {
 
 }  // namespace
 
+std::string decode_xml_escapes(std::string_view s) {
+  static constexpr std::pair<std::string_view, char> kEscapes[] = {{"&amp;", '&'},  {"&lt;", '<'},   {"&gt;", '>'},
+                                                                   {"&quot;", '"'}, {"&#39;", '\''}, {"&#x27;", '\''}};
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const auto* e = std::begin(kEscapes);
+    if (s[i] == '&')
+      while (e != std::end(kEscapes) && !s.substr(i).starts_with(e->first)) ++e;
+    if (s[i] == '&' && e != std::end(kEscapes)) {
+      out.push_back(e->second);
+      i += e->first.size();
+    } else {
+      out.push_back(s[i++]);
+    }
+  }
+  return out;
+}
+
 std::string html_to_text(std::string_view html) {
   if (html.find_first_of("<&") == std::string_view::npos) return collapse_whitespace(html);
   const std::string clean = sanitize_utf8(html);

@@ -31,6 +31,10 @@ std::string strip_controls(std::string_view s);
 // Text content of an HTML fragment with entities decoded (gumbo), whitespace collapsed;
 // scripts, styles and code blocks (<pre>) left out.
 std::string html_to_text(std::string_view html);
+// The escapes of XML text and attributes (&amp; &lt; &gt; &quot; &#39; &#x27;) decoded,
+// nothing else: not HTML's rules, which would turn a stray "&copy=" in a query string into
+// a copyright sign. One pass, so "&amp;lt;" is "&lt;".
+std::string decode_xml_escapes(std::string_view s);
 // Characters (code points) in valid UTF-8: what a length limit means to a person.
 std::size_t utf8_length(std::string_view s);
 // Truncates to at most max_bytes without splitting a UTF-8 sequence; appends "…" when cut.

@@ -100,29 +100,6 @@ std::string snippet_of(std::string_view text) { return core::truncate_utf8(text,
 
 // ---- Atom (keyless) ----
 
-// The escapes reddit writes in attribute values. Not gumbo: HTML text rules would turn a
-// stray "&copy=" in a query string into a copyright sign.
-std::string decode_attribute(std::string_view v) {
-  static constexpr std::pair<std::string_view, char> kEscapes[] = {{"&amp;", '&'},   {"&quot;", '"'}, {"&#39;", '\''},
-                                                                   {"&#x27;", '\''}, {"&lt;", '<'},   {"&gt;", '>'}};
-  std::string out;
-  for (std::size_t i = 0; i < v.size();) {
-    bool replaced = false;
-    if (v[i] == '&') {
-      for (const auto& [from, to] : kEscapes) {
-        if (v.substr(i, from.size()) == from) {
-          out.push_back(to);
-          i += from.size();
-          replaced = true;
-          break;
-        }
-      }
-    }
-    if (!replaced) out.push_back(v[i++]);
-  }
-  return out;
-}
-
 // The post's own outside link: the href of the "[link]" anchor in the entry HTML.
 std::string link_target(std::string_view html) {
   const auto marker = html.find(">[link]</a>");
@@ -134,7 +111,7 @@ std::string link_target(std::string_view html) {
   const auto start = href + 6;
   const auto end = html.find('"', start);
   if (end == std::string_view::npos || end > marker) return {};
-  return decode_attribute(html.substr(start, end - start));
+  return core::decode_xml_escapes(html.substr(start, end - start));  // reddit's attribute escapes
 }
 
 // The self-text between reddit's SC_OFF/SC_ON markers; link posts have none, and the rest

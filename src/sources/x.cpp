@@ -62,26 +62,6 @@ std::optional<core::UnixSeconds> snowflake_time(std::string_view id) {
   return unix_time(static_cast<double>(ms / 1000));
 }
 
-// v2 text escapes &, < and > as entities.
-std::string unescape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size();) {
-    bool hit = false;
-    for (auto [from, to] :
-         {std::pair<std::string_view, char>{"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&#39;", '\''}}) {
-      if (s.substr(i, from.size()) == from) {
-        out.push_back(to);
-        i += from.size();
-        hit = true;
-        break;
-      }
-    }
-    if (!hit) out.push_back(s[i++]);
-  }
-  return out;
-}
-
 // The title without the t.co links X appends.
 std::string title_of(std::string_view text) {
   std::string kept;
@@ -106,7 +86,7 @@ bool valid_username(std::string_view u) {
 std::optional<model::Item> parse_tweet(const json& t, const std::map<std::string, std::string>& users) {
   if (!t.is_object()) return std::nullopt;
   const std::string id = str(t, "id");
-  const std::string text = unescape(str(t, "text"));
+  const std::string text = core::decode_xml_escapes(str(t, "text"));  // v2 escapes &, < and >
   if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos || id.size() > 20 || text.empty())
     return std::nullopt;
   model::Item item;

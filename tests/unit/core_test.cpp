@@ -42,6 +42,13 @@ TEST(Text, StripsHtmlAndDecodesEntities) {
   EXPECT_EQ(core::html_to_text("no markup"), "no markup");
 }
 
+TEST(Text, DecodesXmlEscapesOnly) {
+  EXPECT_EQ(core::decode_xml_escapes("Vec&lt;T&gt; &amp; &quot;it&#39;s&#x27;"), "Vec<T> & \"it's'");
+  EXPECT_EQ(core::decode_xml_escapes("?a=1&copy=2&amp;b"), "?a=1&copy=2&b");  // not HTML's &copy
+  EXPECT_EQ(core::decode_xml_escapes("&amp;lt; & &"), "&lt; & &");            // one pass
+  EXPECT_EQ(core::decode_xml_escapes("&am"), "&am");
+}
+
 TEST(Text, SanitizesUtf8AndControlCharacters) {
   EXPECT_EQ(core::sanitize_utf8("ok\xff\x1b[31mred"), "ok\xEF\xBF\xBD[31mred");
   EXPECT_EQ(core::truncate_utf8("héllo wörld", 2), "h\xE2\x80\xA6");  // never splits é
