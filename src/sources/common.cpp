@@ -282,6 +282,24 @@ bool hopeless(const Failure& f) { return f.state == SourceState::auth_failed || 
 
 std::string thread_failure(const Failure& f) { return fmt::format("{}: {}", model::to_string(f.state), f.reason); }
 
+std::vector<Thread> threads_per_item(const CommentQuery& q, Env& env, const ThreadRequests& how) {
+  std::vector<Call> calls;
+  std::vector<std::size_t> asked;  // query index of each call
+  std::vector<Thread> out(q.items.size());
+  for (std::size_t i = 0; i < q.items.size(); ++i) {
+    const std::string_view id = platform_id(q.items[i], how.source);
+    if (!how.valid(id)) {
+      out[i].failure = std::string(how.not_ours);
+      continue;
+    }
+    calls.push_back({how.url_of(id), Expect::json, {}});
+    asked.push_back(i);
+  }
+  auto fetched = fetch_concurrently(env, std::move(calls), 4);
+  for (std::size_t k = 0; k < fetched.size(); ++k) out[asked[k]] = how.parse(fetched[k], q.per_item);
+  return out;
+}
+
 std::string_view platform_id(std::string_view id, std::string_view source) {
   if (id.size() <= source.size() + 1 || !id.starts_with(source) || id[source.size()] != ':') return {};
   return id.substr(source.size() + 1);

@@ -81,6 +81,18 @@ bool hopeless(const Failure& f);
 // The reason a thread could not be read, for Thread::failure.
 std::string thread_failure(const Failure& f);
 
+// Comments of a platform with one JSON request per thread (Hacker News, Lobsters): each query
+// item whose platform id is `valid` is fetched from `url_of(id)`, four at a time, and its
+// answer read by `parse`; an item of any other id gets the failure `not_ours`.
+struct ThreadRequests {
+  std::string_view source;    // the item ids' prefix: "hackernews"
+  std::string_view not_ours;  // "not a Hacker News story id"
+  std::function<bool(std::string_view)> valid;
+  std::function<std::string(std::string_view)> url_of;
+  std::function<Thread(const Fetched&, int per_item)> parse;
+};
+std::vector<Thread> threads_per_item(const CommentQuery& q, Env& env, const ThreadRequests& how);
+
 // Markdown (GitHub issues, Reddit comments, with inline HTML) as plain prose: code blocks,
 // table rules and list marks go, link texts stay, entities are decoded.
 std::string markdown_to_text(std::string_view md);

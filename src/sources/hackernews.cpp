@@ -152,21 +152,9 @@ class HackerNews final : public Source {
   bool has_comments() const override { return true; }
 
   std::vector<Thread> comments(const CommentQuery& q, Env& env) const override {
-    std::vector<Call> calls;
-    std::vector<std::size_t> asked;  // query index of each call
-    std::vector<Thread> out(q.items.size());
-    for (std::size_t i = 0; i < q.items.size(); ++i) {
-      const std::string_view id = platform_id(q.items[i], "hackernews");
-      if (!numeric_id(id)) {
-        out[i].failure = "not a Hacker News story id";
-        continue;
-      }
-      calls.push_back({fmt::format("{}/items/{}", kBase, id), Expect::json, {}});
-      asked.push_back(i);
-    }
-    auto fetched = fetch_concurrently(env, std::move(calls), 4);
-    for (std::size_t k = 0; k < fetched.size(); ++k) out[asked[k]] = parse_thread(fetched[k], q.per_item);
-    return out;
+    return threads_per_item(q, env,
+                            {"hackernews", "not a Hacker News story id", numeric_id,
+                             [](std::string_view id) { return fmt::format("{}/items/{}", kBase, id); }, parse_thread});
   }
 
   bool has_listing() const override { return true; }

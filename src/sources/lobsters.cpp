@@ -313,21 +313,9 @@ class Lobsters final : public Source {
   bool has_comments() const override { return true; }
 
   std::vector<Thread> comments(const CommentQuery& q, Env& env) const override {
-    std::vector<Call> calls;
-    std::vector<std::size_t> asked;
-    std::vector<Thread> out(q.items.size());
-    for (std::size_t i = 0; i < q.items.size(); ++i) {
-      const std::string_view id = platform_id(q.items[i], "lobsters");
-      if (!short_id(id)) {
-        out[i].failure = "not a Lobsters story id";
-        continue;
-      }
-      calls.push_back({fmt::format("{}/s/{}.json", kBase, id), Expect::json, {}});
-      asked.push_back(i);
-    }
-    auto fetched = fetch_concurrently(env, std::move(calls), 4);
-    for (std::size_t k = 0; k < fetched.size(); ++k) out[asked[k]] = parse_thread(fetched[k], q.per_item);
-    return out;
+    return threads_per_item(q, env,
+                            {"lobsters", "not a Lobsters story id", short_id,
+                             [](std::string_view id) { return fmt::format("{}/s/{}.json", kBase, id); }, parse_thread});
   }
 
   // The hottest page alone: one request.
