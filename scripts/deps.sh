@@ -3,7 +3,7 @@
 #   scripts/deps.sh            what the binary needs: compiler, cmake, ninja, the -dev libraries it links
 #   scripts/deps.sh --test     also what the tests need (PostgreSQL, chromium, node and the MCP SDK,
 #                              GoogleTest, Google Benchmark, zsh, fish, clang-format)
-#   scripts/deps.sh --fuzz     --test plus clang for the sanitizer and libFuzzer presets
+#   scripts/deps.sh --fuzz     --test plus clang (and clang-tidy) for the sanitizer and libFuzzer presets
 #   scripts/deps.sh --print    [--test|--fuzz] only print the packages that mode needs (what an
 #                              empty machine would install), one a line
 # Without apt-get and dpkg-query (not Debian) it prints the package list and stops.
@@ -34,7 +34,7 @@ if [ "$tests" = 1 ]; then
   # The MCP end-to-end test runs the official TypeScript SDK on node (any node on PATH will do).
   command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || PACKAGES+=(nodejs npm)
 fi
-if [ "$fuzz" = 1 ]; then PACKAGES+=(clang); fi
+if [ "$fuzz" = 1 ]; then PACKAGES+=(clang clang-tidy-14); fi  # clang-tidy: scripts/tidy
 
 if [ "$print" = 1 ]; then
   printf '%s\n' "${PACKAGES[@]}"

@@ -374,7 +374,9 @@ void ResultBuilder::add_credited(model::Item item, const std::vector<int>& subqu
     const int rank = ranks[static_cast<std::size_t>(s)]++;
     if (rank >= page_size_) continue;
     if (!kept) {
-      const auto [at, fresh] = index_.try_emplace(item.id, result_.items.size());
+      // Read and moved on the first kept rank only: `kept` is set from then on, which
+      // clang-tidy's use-after-move cannot see.
+      const auto [at, fresh] = index_.try_emplace(item.id, result_.items.size());  // NOLINT(bugprone-use-after-move)
       if (fresh) result_.items.push_back(std::move(item));
       kept = &result_.items[at->second];
     }
