@@ -146,6 +146,7 @@ json item_to_json(const model::Item& it) {
           {"discussion_url", opt(it.discussion_url)},
           {"author", opt(it.author)},
           {"container", opt(it.container)},
+          {"tags", it.tags},
           {"published_at", it.published_at ? json(core::format_iso8601(*it.published_at)) : json(nullptr)},
           {"engagement", eng},
           {"snippet", it.snippet}};
@@ -161,6 +162,7 @@ model::Item item_from_json(const json& j, const std::string& path) {
   it.discussion_url = f.opt_str("discussion_url");
   it.author = f.opt_str("author");
   it.container = f.opt_str("container");
+  it.tags = f.strings("tags");  // a bundle written before tags travelled has none
   if (auto p = f.opt_str("published_at")) {
     it.published_at = core::parse_iso8601(*p);
     if (!it.published_at) f.bad("published_at", "an ISO-8601 time or null");

@@ -204,6 +204,7 @@ Bundle sample_bundle() {
   auto t = topic("Tokio 2.0", {{"hackernews", 900}});
   t.id = "n1";
   t.seeds.push_back(seed("hackernews", "Tokio 2.0: a new runtime scheduler", 900));
+  t.seeds.back().tags = {"rust", "async"};
   b.nominations.push_back(t);
   return b;
 }
@@ -217,6 +218,8 @@ TEST(Protocol, BundleRoundTripAndChecks) {
   EXPECT_EQ(back->window.from, b.window.from);
   EXPECT_EQ(back->window.to, b.window.to);
   EXPECT_EQ(back->nominations.at(0).seeds.at(0).title, "Tokio 2.0: a new runtime scheduler");
+  // Tags are evidence the finalize leg's relevance reads (context labels): they travel too.
+  EXPECT_EQ(back->nominations.at(0).seeds.at(0).tags, (std::vector<std::string>{"rust", "async"}));
   EXPECT_FALSE(check_bundle(b, "b-abc", kNow + 3600, false, "x"));
   EXPECT_NE(check_bundle(b, "b-other", kNow, false, "x")->find("b-other"), std::string::npos);
   EXPECT_NE(check_bundle(b, "b-abc", kNow + 3601, false, "x")->find("expired"), std::string::npos);
