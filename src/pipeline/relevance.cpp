@@ -206,8 +206,10 @@ class Scorer {
         sum += first_in(i, start.pos, end) >= 0 ? topic_.terms[i].weight : 0;  // where, not how strong
       if (sum > best) best = sum, best_start = start.pos, best_end = end;
     }
-    if (title && best >= 0 && !ev.mention) ev.mention = named_as_reference(w, best_start);
-    if (title && best >= 0 && !ev.mention) bracketed_ = named_in_brackets(w);
+    if (title && best >= 0 && !ev.mention) {
+      ev.mention = named_as_reference(w, best_start);
+      bracketed_ = !ev.mention && named_in_brackets(w);
+    }
     int in_window = 0, framed = 0, last_pos = -1;
     double framed_weight = 0;
     for (std::size_t i = 0; i < n; ++i) {
