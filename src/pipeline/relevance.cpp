@@ -262,8 +262,10 @@ class Scorer {
     static const bool off = core::ablated("reference");
     static const std::unordered_set<std::string_view> kArticles{"the", "a",  "an", "dem", "der", "die", "das", "den",
                                                                 "des", "le", "la", "les", "l",   "el",  "los", "las"};
-    static const std::unordered_set<std::string_view> kReference{"like", "unlike", "after", "since", "than", "nach",   "seit",
-                                                                 "wie",  "comme",  "apres", "como",  "tras", "despues"};
+    static const std::unordered_set<std::string_view> kReference{"like", "unlike", "after", "since", "than", "nach", "seit",
+                                                                 "wie", "comme", "apres", "como", "tras", "despues",
+                                                                 // a time reference: what happened during it is the subject
+                                                                 "during", "amid", "wahrend", "pendant", "durante"};
     if (off) return false;
     std::size_t p = at;
     while (p > 0 && !(w[p].flags & kBreak) && kArticles.count(dict_.text(w[p - 1].id)) > 0) --p;

@@ -166,6 +166,13 @@ TEST(Relevance, TheTopicNamedAsAReferencePointIsAnAside) {
                                   {.title = "Nach dem GDL-Streik jetzt ver.di-Warnstreik an sieben Flughäfen"}});
   EXPECT_GE(rel(de, 0), 0.99);
   EXPECT_LT(rel(de, 1), 0.7) << "what came after it is the subject";
+  // A time reference: what happened during it is the subject.
+  auto during = scored("Hetzner outage", {{.title = "Hetzner outage: a faulty switch in Falkenstein"},
+                                          {.title = "Our deploys stalled during the Hetzner outage"},
+                                          {.title = "Ein Nachmittag während des Hetzner outage"}});
+  EXPECT_GE(rel(during, 0), 0.99);
+  EXPECT_LT(rel(during, 1), 0.7) << "the deploys are the subject";
+  EXPECT_LT(rel(during, 2), 0.7) << "also in German, accents folded";
 }
 
 TEST(Relevance, TheTopicOnlyInBracketsIsATag) {
