@@ -68,6 +68,9 @@ const std::vector<std::vector<std::string_view>>& synonym_table() {
       {"Amazon Web Services", "AWS"},
       {"Google Cloud Platform", "GCP"},
       {"large language model", "LLM"},
+      // Written so in the plural ("diffusion LLMs"); as a spelling, not an abbreviation: "LLM"
+      // alone is also a law degree.
+      {"language models", "LLMs"},
       {"machine learning", "ML"},
       {"New York City", "NYC"},
       {"United Kingdom", "UK"},
@@ -82,15 +85,23 @@ std::string folded_words(std::string_view text) {
   return out;
 }
 
+// The same, each word without its plural "s" (normalize_token): the table's "language model"
+// is in "diffusion language models".
+std::string singular_words(std::string_view text) {
+  std::string out;
+  for (const auto& w : core::match_words(text)) out += (out.empty() ? "" : " ") + normalize_token(w.text);
+  return out;
+}
+
 // Where `phrase` occurs in the topic's words, as [first, last) word indices.
 std::optional<std::pair<std::size_t, std::size_t>> find_words(const std::vector<std::string>& topic_words,
                                                               std::string_view phrase) {
-  const std::string key = folded_words(phrase);
+  const std::string key = singular_words(phrase);
   if (key.empty()) return std::nullopt;
   for (std::size_t a = 0; a < topic_words.size(); ++a) {
     std::string run;
     for (std::size_t b = a; b < topic_words.size() && run.size() < key.size(); ++b) {
-      run += (run.empty() ? "" : " ") + folded_words(topic_words[b]);
+      run += (run.empty() ? "" : " ") + singular_words(topic_words[b]);
       if (run == key) return std::make_pair(a, b + 1);
     }
   }

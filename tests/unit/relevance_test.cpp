@@ -319,6 +319,18 @@ TEST(Plan, SynonymsAndAbbreviationsBecomeSubQueries) {
   EXPECT_EQ(make_plan("JavaScript", model::Depth::deep).sub_queries.size(), 1u) << "an abbreviation alone is never asked";
 }
 
+TEST(Plan, TheSpellingTableIgnoresPlurals) {
+  // "large language model" is in "large language models": the table's entries are singular.
+  const auto p = make_plan("large language models", model::Depth::standard);
+  const auto llm = std::find_if(p.synonyms.begin(), p.synonyms.end(), [](auto& s) { return s.term == "large language models"; });
+  ASSERT_NE(llm, p.synonyms.end());
+  EXPECT_EQ(llm->alternatives, (std::vector<std::string>{"LLM"}));
+  // "language models" in "diffusion language model", and written so, the spelling is asked for.
+  const auto d = make_plan("diffusion language model", model::Depth::standard);
+  EXPECT_NE(std::find_if(d.sub_queries.begin(), d.sub_queries.end(), [](auto& s) { return s.text == "diffusion LLMs"; }),
+            d.sub_queries.end());
+}
+
 TEST(Plan, NeverBroadensToGenericWordsOrALoneName) {
   for (auto d : {model::Depth::standard, model::Depth::deep}) {
     const auto p = make_plan("llama.cpp server performance tuning", d);
