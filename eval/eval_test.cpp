@@ -7,8 +7,11 @@
 #include <set>
 
 #include "case.hpp"
+#include "core/time.hpp"
 #include "fixture_fetcher.hpp"
 #include "metrics.hpp"
+#include "scenario.hpp"
+#include "source_run.hpp"
 #include "sources/source.hpp"
 #include "upstream.hpp"
 
@@ -110,6 +113,38 @@ TEST(EvalUpstream, RecordsWhatEachSearchServedAndWhatWasAsked) {
   EXPECT_EQ(up.served(), (std::set<std::string>{"hackernews:2", "reddit:r1"})) << "Reddit matches the subreddit's name";
   EXPECT_EQ(up.asked().at("hackernews"), (std::set<std::string>{"helix editor"}));
   EXPECT_EQ(up.asked().at("reddit"), (std::set<std::string>{"helixeditor"}));
+}
+
+// Every source the eval runs (those that need no credentials: the eval's binary has none)
+// is answered by this fake internet: its search ends ok or with no results, and no request
+// gets the fake's no-answer. The hosts' mapping is checked by Registry.EverySourceHasAFakeInTheTestsInternet.
+TEST(EvalUpstream, AnswersEverySourceTheEvalRuns) {
+  Case c;
+  c.topic = "tokio runtime";
+  c.cls = "test";
+  const CaseUpstream up(c);
+  const testing_support::TempDir home;
+  const core::Config config(testing_support::isolated_env(home, up.host_map()), {});
+  sources::Query q;
+  q.sub_queries = {{c.topic, 1.0}};
+  q.window = model::Window::ending(*core::parse_date(c.as_of), c.days);
+  q.now = q.window.to;
+  int ran = 0;
+  for (const sources::Source* s : sources::all()) {
+    SCOPED_TRACE("source " + std::string(s->id()));
+    if (s->unconfigured(config)) continue;  // skipped in every case
+    if (!testing_support::unmapped_hosts(*s).empty()) {
+      ADD_FAILURE() << "a host of it is mapped to no fake";
+      continue;
+    }
+    ++ran;
+    const auto before = up.unanswered().size();
+    const auto r = testing_support::search_via(*s, up.host_map(), config, q);
+    EXPECT_EQ(testing_support::unanswered(r), "");
+    const auto unanswered = up.unanswered();
+    for (auto i = before; i < unanswered.size(); ++i) ADD_FAILURE() << "eval/upstream.cpp has no answer for " << unanswered[i];
+  }
+  EXPECT_GE(ran, 7) << "the sources the cases hold";
 }
 
 TEST(EvalUpstream, AListedLobstersStoryReachesTheRankerOnlyIfItHoldsASubQuery) {

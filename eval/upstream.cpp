@@ -692,6 +692,11 @@ std::map<std::string, std::set<std::string>> CaseUpstream::asked() const {
   return asked_;
 }
 
+std::vector<std::string> CaseUpstream::unanswered() const {
+  std::lock_guard lock(mu_);
+  return unanswered_;
+}
+
 void CaseUpstream::record(std::string_view source, const std::string& query, const std::vector<const CaseItem*>& items) const {
   std::lock_guard lock(mu_);
   if (!query.empty()) asked_[std::string(source)].insert(query);
@@ -826,7 +831,11 @@ FakeReply CaseUpstream::answer(const FakeRequest& r) const {
     record("lobsters", p, stories);
     return FakeReply::json(lobsters_body(stories));
   }
-  return FakeReply::json(R"({"error":"not found"})", 404);
+  if (starts("/wp/api/rest_v1/page/summary/"))
+    return FakeReply::json(testing_support::fixture("wikipedia/summary_404.json"), 404);
+  std::lock_guard lock(mu_);
+  unanswered_.push_back(p);
+  return FakeReply::json(testing_support::kNoAnswer, 404);
 }
 
 }  // namespace l30eval

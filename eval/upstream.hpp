@@ -14,6 +14,7 @@
 //   polymarket     any query word in title, description or a market question (fuzzy search)
 //   arxiv          the boolean all: query the source sends, submittedDate range, newest first
 //   lobsters       hottest/newest/tag listings (the source filters them itself)
+//   wikipedia      no article: the cases hold none (the summary's 404, as the REST API sends it)
 // Words compare case- and accent-insensitively (TeX accents and HTML entities decoded, as
 // the platforms index the decoded text); a word in a script without spaces matches as a
 // substring. "Zuerich" is not "Zürich" to any of them.
@@ -52,6 +53,9 @@ class CaseUpstream {
   std::set<std::string> served() const;
   // The searches the binary sent, per source ("hackernews" -> {"Go 1.26", ...}).
   std::map<std::string, std::set<std::string>> asked() const;
+  // The paths of the requests it had no answer for (the catch-all 404): eval_test.cpp's
+  // check that every source the eval runs is answered here.
+  std::vector<std::string> unanswered() const;
 
  private:
   void record(std::string_view source, const std::string& query, const std::vector<const CaseItem*>& items) const;
@@ -60,6 +64,7 @@ class CaseUpstream {
   mutable std::mutex mu_;  // the fake answers on its own threads
   mutable std::set<std::string> served_;
   mutable std::map<std::string, std::set<std::string>> asked_;
+  mutable std::vector<std::string> unanswered_;
   bool pool_ = false;
   std::unique_ptr<testing_support::FakeUpstream> fake_;
 };

@@ -232,6 +232,7 @@ Parsed parse_feed(const std::string& body) {
 class Arxiv final : public Source {
  public:
   std::string_view id() const override { return "arxiv"; }
+  std::vector<std::string_view> hosts() const override { return {"export.arxiv.org"}; }
   std::string_view name() const override { return "arXiv"; }
   std::span<const IntentWeight> intent_weights() const override {
     static constexpr IntentWeight kWeights[] = {{"prediction", 0.7}, {"research", 1.4}};

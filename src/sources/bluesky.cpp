@@ -405,6 +405,7 @@ std::string search_path(std::string_view q, const model::Window& w, int limit) {
 class Bluesky final : public Source {
  public:
   std::string_view id() const override { return "bluesky"; }
+  std::vector<std::string_view> hosts() const override { return {"bsky.social", "api.bsky.app"}; }
   std::string_view name() const override { return "Bluesky"; }
   std::vector<std::string_view> aliases() const override { return {"bsky"}; }
   std::span<const DomainListing> domains() const override {

@@ -160,6 +160,7 @@ std::optional<SourceState> collect(const Fetched& f, Kind kind, int subquery, co
 class GitHub final : public Source {
  public:
   std::string_view id() const override { return "github"; }
+  std::vector<std::string_view> hosts() const override { return {"api.github.com"}; }
   std::string_view name() const override { return "GitHub"; }
   std::vector<std::string_view> aliases() const override { return {"gh"}; }
   std::span<const IntentWeight> intent_weights() const override {

@@ -109,6 +109,7 @@ Thread parse_thread(const Fetched& f, int per_item) {
 class HackerNews final : public Source {
  public:
   std::string_view id() const override { return "hackernews"; }
+  std::vector<std::string_view> hosts() const override { return {"hn.algolia.com"}; }
   std::string_view name() const override { return "Hacker News"; }
   std::vector<std::string_view> aliases() const override { return {"hn"}; }
   std::string_view spoken_names() const override { return "Hacker News HN"; }

@@ -258,6 +258,7 @@ Thread parse_thread(const Fetched& f, int per_item) {
 class Lobsters final : public Source {
  public:
   std::string_view id() const override { return "lobsters"; }
+  std::vector<std::string_view> hosts() const override { return {"lobste.rs"}; }
   std::string_view name() const override { return "Lobsters"; }
   std::span<const DomainListing> domains() const override {
     static const DomainListing kDomains[] = {{"tech", true, {}}, {"software", true, {}}, {"news", true, {}}};

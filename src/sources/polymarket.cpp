@@ -287,6 +287,7 @@ int clamp_limit(int n) { return std::clamp(n, 1, 100); }
 class Polymarket final : public Source {
  public:
   std::string_view id() const override { return "polymarket"; }
+  std::vector<std::string_view> hosts() const override { return {"gamma-api.polymarket.com"}; }
   std::string_view name() const override { return "Polymarket"; }
   std::vector<std::string_view> aliases() const override { return {"pm"}; }
   // A market answers "will it happen", the rest "what happened": markets lead only on predictions.

@@ -533,6 +533,9 @@ Thread parse_api_thread(const Fetched& f, std::string_view post, int per_item) {
 class Reddit final : public Source {
  public:
   std::string_view id() const override { return "reddit"; }
+  std::vector<std::string_view> hosts() const override {
+    return {"www.reddit.com", "oauth.reddit.com", "arctic-shift.photon-reddit.com"};
+  }
   std::string_view name() const override { return "Reddit"; }
   std::span<const IntentWeight> intent_weights() const override {
     static constexpr IntentWeight kWeights[] = {{"comparison", 1.15}, {"product", 1.1}};

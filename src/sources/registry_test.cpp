@@ -2,19 +2,24 @@
 // source, checks that the rest is there — its test beside it, reading fixtures of its own
 // and running the hostile-upstream table; its engagement declaration; its README row,
 // whose engagement column says what it declares; its configuration keys documented; and
-// that its intent weights, domains and container name what the planner and discovery know.
+// that its intent weights, domains and container name what the planner and discovery know;
+// and that the tests' fake internet answers it (the eval's: eval/eval_test.cpp).
 // (Whether its items carry only declared fields is checked by the hostile table's valid row.)
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <regex>
 #include <set>
 #include <sstream>
 
 #include "core/known_keys.hpp"
+#include "core/time.hpp"
 #include "discover/domains.hpp"
 #include "pipeline/plan.hpp"
+#include "scenario.hpp"
+#include "source_run.hpp"
 #include "sources/source.hpp"
 
 namespace {
@@ -149,6 +154,60 @@ TEST(Registry, EverySourceIsOneFileItsFixturesAndARegistryLine) {
       EXPECT_TRUE(core::is_known_key(key)) << key << " is not in core::known_keys()";
       EXPECT_NE(readme.find("`" + std::string(key) + "`"), std::string::npos) << key << " is not in README.md";
     }
+  }
+}
+
+// The fakes that stand in for the platforms in the CLI, MCP and discovery tests
+// (tests/support/scenario.cpp): each host a source declares is mapped to them, its search
+// (with the credentials the fake accepts) is answered in the research world (ok, or no
+// results), its listing in the discovery world, and no request gets the fake's no-answer.
+TEST(Registry, EverySourceHasAFakeInTheTestsInternet) {
+  using namespace testing_support;
+  const core::Config config({{"BSKY_HANDLE", kGoodBskyHandle},
+                             {"BSKY_APP_PASSWORD", kGoodBskyPassword},
+                             {"X_BEARER_TOKEN", kGoodXToken},
+                             {"YOUTUBE_API_KEY", kGoodYouTubeKey},
+                             {"BRAVE_API_KEY", kGoodBraveKey}},
+                            {});
+  std::mutex mu;
+  std::vector<std::string> no_answer;
+  auto watch = [&](Scenario& world) {
+    world.set_shaper([&](const FakeRequest& r, FakeReply& reply) {
+      std::lock_guard lock(mu);
+      if (reply.body == kNoAnswer) no_answer.push_back(r.path);
+    });
+  };
+  Scenario research;
+  Scenario discovery(nullptr, World::discovery);
+  watch(research);
+  watch(discovery);
+  const auto as_of = *core::parse_date("2026-11-29");  // the research fixtures' day
+  sources::Query search;
+  search.sub_queries = {{"tokio runtime", 1.0}};
+  search.window = model::Window::ending(as_of, 30);
+  search.now = as_of + 43200;
+  sources::ListingQuery listing;
+  listing.now = core::now_unix();  // the discovery fixtures' dates are relative to now
+  listing.window = model::Window::ending(listing.now, 7);
+
+  for (const sources::Source* s : sources::all()) {
+    SCOPED_TRACE("source " + std::string(s->id()));
+    EXPECT_FALSE(s->hosts().empty()) << "it declares no hosts";
+    const auto unmapped = unmapped_hosts(*s);
+    for (const auto& host : unmapped) ADD_FAILURE() << "tests/support/scenario.cpp's host_prefixes() maps no fake to " << host;
+    if (!unmapped.empty()) continue;  // its requests would leave for the real host
+    {
+      std::lock_guard lock(mu);
+      no_answer.clear();
+    }
+    const auto found = search_via(*s, research.env().at("LAST30DAYS_HOST_MAP"), config, search);
+    EXPECT_EQ(testing_support::unanswered(found), "") << "its search";
+    if (s->has_listing()) {
+      const auto listed = listing_via(*s, discovery.env().at("LAST30DAYS_HOST_MAP"), config, listing);
+      EXPECT_EQ(testing_support::unanswered(listed), "") << "its listing";
+    }
+    std::lock_guard lock(mu);
+    for (const auto& path : no_answer) ADD_FAILURE() << "the fake has no answer for " << path;
   }
 }
 

@@ -6,7 +6,8 @@
 // the names synthesis may use, comments, doctor probe, configuration keys), and the
 // pipeline, the briefs, discovery and synthesis read those declarations through the
 // registry. registry_test.cpp checks that every registered source also has fixtures, a
-// hostile-table run and a README row, and that its declarations name what their readers know.
+// hostile-table run, a README row and a fake of its hosts, and that its declarations name
+// what their readers know.
 // The base helpers (common.hpp) own HTTP classification and the state vocabulary; a
 // source only builds URLs and parses answers.
 #include <atomic>
@@ -149,6 +150,10 @@ class Source {
   virtual std::string_view name() const = 0;  // "Hacker News"
   // Other names a user may give it (--sources hn).
   virtual std::vector<std::string_view> aliases() const { return {}; }
+  // The hosts its requests go to, as its URLs name them (not a host an answer names, such
+  // as a Bluesky account's PDS, nor a user's own instance). The fake internets of the tests
+  // and the eval must answer each: registry_test.cpp and eval_test.cpp check.
+  virtual std::vector<std::string_view> hosts() const = 0;
   // The engagement fields its items carry, each once; empty for a source with no signal
   // (arXiv), which the ranking counts as modestly engaged.
   virtual std::span<const EngagementField> engagement() const = 0;

@@ -150,6 +150,7 @@ Answer read(const Fetched& f) {
 class StackExchange final : public Source {
  public:
   std::string_view id() const override { return "stackexchange"; }
+  std::vector<std::string_view> hosts() const override { return {"api.stackexchange.com"}; }
   std::string_view name() const override { return "Stack Exchange"; }
   std::vector<std::string_view> aliases() const override { return {"so", "stackoverflow"}; }
   std::string_view spoken_names() const override { return "Stack Overflow Stack Exchange"; }

@@ -214,6 +214,7 @@ Failure explain_searxng(const Fetched& f) {
 class Web final : public Source {
  public:
   std::string_view id() const override { return "web"; }
+  std::vector<std::string_view> hosts() const override { return {"api.search.brave.com"}; }
   std::string_view name() const override { return "Web search"; }
   std::string_view spoken_names() const override { return "web"; }
   std::span<const EngagementField> engagement() const override { return {}; }  // no signal

@@ -184,6 +184,7 @@ void set_attention(model::Item& item, const Attention& a, int days) {
 class Wikipedia final : public Source {
  public:
   std::string_view id() const override { return "wikipedia"; }
+  std::vector<std::string_view> hosts() const override { return {"wikimedia.org", "en.wikipedia.org"}; }
   std::string_view name() const override { return "Wikipedia"; }
   std::vector<std::string_view> aliases() const override { return {"wiki"}; }
   std::span<const DomainListing> domains() const override {

@@ -230,6 +230,7 @@ SourceResult finish(Outcome& o, const Span& span, std::size_t asked, std::size_t
 class X final : public Source {
  public:
   std::string_view id() const override { return "x"; }
+  std::vector<std::string_view> hosts() const override { return {"api.x.com"}; }
   std::string_view name() const override { return "X"; }
   std::vector<std::string_view> aliases() const override { return {"twitter"}; }
   std::string_view spoken_names() const override { return "X Twitter"; }

@@ -323,6 +323,7 @@ SourceResult ytdlp_search(const Query& q, Env& env, const std::string& program) 
 class YouTube final : public Source {
  public:
   std::string_view id() const override { return "youtube"; }
+  std::vector<std::string_view> hosts() const override { return {"www.googleapis.com"}; }
   std::string_view name() const override { return "YouTube"; }
   std::vector<std::string_view> aliases() const override { return {"yt"}; }
   std::span<const EngagementField> engagement() const override {

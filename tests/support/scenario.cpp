@@ -124,7 +124,7 @@ FakeReply Scenario::discovery_answer(const FakeRequest& r) const {
     return reply;
   }
   if (auto common = common_answer(r)) return *common;
-  return FakeReply::json("{\"error\":\"not found\"}", 404);
+  return FakeReply::json(kNoAnswer, 404);
 }
 
 // Daily views for any article and range asked: GPT-6 surges over its last three days,
@@ -234,7 +234,7 @@ FakeReply Scenario::research_answer(const FakeRequest& r) const {
     return reply;
   }
   if (auto common = common_answer(r)) return *common;
-  return FakeReply::json("{\"error\":\"not found\"}", 404);
+  return FakeReply::json(kNoAnswer, 404);
 }
 
 std::map<std::string, std::string> isolated_env(const TempDir& home, const std::string& host_map) {

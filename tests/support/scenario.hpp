@@ -25,6 +25,9 @@ inline constexpr const char* kGoodXToken = "AAAAAAAAAAAAAAAAAAAAAGoodXBearerToke
 inline constexpr const char* kGoodYouTubeKey = "AIzaSyGoodYouTubeKeyForTests0000000000";
 inline constexpr const char* kGoodBraveKey = "BSAgoodBraveSubscriptionToken";
 inline constexpr const char* kSearxngUrl = "https://searx.test";
+// The body of a fake's answer to a request it has no answer for (with 404): a check that a
+// source has a fake looks for it.
+inline constexpr const char* kNoAnswer = R"({"error":"not found"})";
 
 class Scenario {
  public:
