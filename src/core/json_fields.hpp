@@ -42,9 +42,9 @@ class Fields {
   // An object of numbers (V = double, finite) or of strings; `what` is the message's type.
   template <typename V>
   std::map<std::string, V> map_of(const char* key, const char* what) const;
-  const nlohmann::json* array(const char* key) const;   // nullptr when absent
-  const nlohmann::json* object(const char* key) const;  // nullptr when absent
-  const nlohmann::json* find(const char* key) const;    // any type; nullptr when absent
+  const nlohmann::json* array(const char* key) const;                   // nullptr when absent
+  const nlohmann::json* object(const char* key) const;                  // nullptr when absent
+  const nlohmann::json* find(const char* key) const;                    // any type; nullptr when absent
   [[noreturn]] void bad(std::string_view key, const char* what) const;  // "'<at(key)>' must be <what>"
 
  private:

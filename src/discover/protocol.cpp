@@ -7,9 +7,9 @@
 #include <cmath>
 #include <random>
 #include <stdexcept>
-#include <type_traits>
 
 #include "core/json.hpp"
+#include "core/json_fields.hpp"
 #include "core/text.hpp"
 #include "model/source_status_json.hpp"
 
@@ -28,111 +28,9 @@ namespace {
 json opt(const std::optional<std::string>& s) { return s ? json(*s) : json(nullptr); }
 
 // The protocol files live on the host between legs, and a host (or a person) may edit
-// them. They are read field by field: a missing required field, a wrong type or an
-// impossible value is a contract error naming the field ("nominations[3].velocity_score
-// must be a number"), never a library exception escaping as an internal error.
-struct FieldError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-class Fields {
- public:
-  Fields(const json& j, std::string path) : j_(j), path_(std::move(path)) {
-    if (!j_.is_object()) throw FieldError("'" + (path_.empty() ? std::string("the document") : path_) + "' must be an object");
-  }
-  std::string at(std::string_view key) const { return path_.empty() ? std::string(key) : path_ + "." + std::string(key); }
-
-  std::optional<std::string> opt_str(const char* key) const {
-    const json* v = find(key);
-    if (!v) return std::nullopt;
-    if (!v->is_string()) bad(key, "a string");
-    return v->get<std::string>();
-  }
-  std::string str(const char* key, std::optional<std::string> fallback = std::nullopt) const {
-    if (auto v = opt_str(key)) return *v;
-    if (!fallback) bad(key, "a string (it is required)");
-    return *fallback;
-  }
-  std::string one_of(const char* key, std::initializer_list<std::string_view> allowed,
-                     std::optional<std::string> fallback) const {
-    const std::string v = str(key, std::move(fallback));
-    if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
-      std::string list;
-      for (auto a : allowed) list += (list.empty() ? "\"" : ", \"") + std::string(a) + "\"";
-      bad(key, ("one of " + list).c_str());
-    }
-    return v;
-  }
-  std::optional<double> opt_num(const char* key) const {
-    const json* v = find(key);
-    if (!v) return std::nullopt;
-    if (!v->is_number() || !std::isfinite(v->get<double>())) bad(key, "a number");
-    return v->get<double>();
-  }
-  double num(const char* key, double fallback) const { return opt_num(key).value_or(fallback); }
-  long long integer(const char* key, std::optional<long long> fallback, long long lo, long long hi) const {
-    const json* v = find(key);
-    if (!v) {
-      if (!fallback) bad(key, "an integer (it is required)");
-      return *fallback;
-    }
-    if (!v->is_number_integer() || v->get<long long>() < lo || v->get<long long>() > hi)
-      bad(key, fmt::format("an integer from {} to {}", lo, hi).c_str());
-    return v->get<long long>();
-  }
-  bool boolean(const char* key, bool fallback) const {
-    const json* v = find(key);
-    if (!v) return fallback;
-    if (!v->is_boolean()) bad(key, "true or false");
-    return v->get<bool>();
-  }
-  std::vector<std::string> strings(const char* key) const {
-    std::vector<std::string> out;
-    if (const json* a = array(key))
-      for (const auto& v : *a) {
-        if (!v.is_string()) bad(key, "an array of strings");
-        out.push_back(v.get<std::string>());
-      }
-    return out;
-  }
-  template <typename V>
-  std::map<std::string, V> map_of(const char* key, const char* what) const {
-    std::map<std::string, V> out;
-    const json* o = find(key);
-    if (!o) return out;
-    if (!o->is_object()) bad(key, what);
-    for (auto it = o->begin(); it != o->end(); ++it) {
-      const json& v = it.value();
-      const std::string& k = it.key();
-      if constexpr (std::is_same_v<V, double>) {
-        if (!v.is_number() || !std::isfinite(v.get<double>())) bad(key, what);
-      } else {
-        if (!v.is_string()) bad(key, what);
-      }
-      out[k] = v.get<V>();
-    }
-    return out;
-  }
-  const json* array(const char* key) const {
-    const json* v = find(key);
-    if (v && !v->is_array()) bad(key, "an array");
-    return v;
-  }
-  const json* object(const char* key) const {
-    const json* v = find(key);
-    if (v && !v->is_object()) bad(key, "an object");
-    return v;
-  }
-  [[noreturn]] void bad(std::string_view key, const char* what) const { throw FieldError("'" + at(key) + "' must be " + what); }
-
- private:
-  const json* find(const char* key) const {
-    auto it = j_.find(key);
-    return it == j_.end() || it->is_null() ? nullptr : &*it;
-  }
-  const json& j_;
-  std::string path_;
-};
+// them: they are read field by field (core/json_fields.hpp), as --plan is.
+using core::json::FieldError;
+using core::json::Fields;
 
 std::string indexed(const std::string& path, std::size_t i) { return fmt::format("{}[{}]", path, i); }
 
@@ -332,41 +230,61 @@ std::optional<Bundle> bundle_from_json(std::string_view text, std::string* error
   });
 }
 
-std::optional<Judgments> parse_judgments(std::string_view text, std::string* error) {
-  auto fail = [&](std::string why) -> std::optional<Judgments> {
-    if (error) *error = "--judgments: " + why;
-    return std::nullopt;
-  };
-  const auto parsed = core::json::parse(text);
-  if (parsed.too_deep) return fail(parsed.error);
-  if (!parsed || !parsed.value->is_object()) return fail("not a JSON object");
-  const json& j = *parsed.value;
-  Judgments out;
-  if (!j.contains("bundle_id") || !j["bundle_id"].is_string()) return fail("'bundle_id' (string) is required");
-  out.bundle_id = j["bundle_id"].get<std::string>();
-  if (!j.contains("judgments") || !j["judgments"].is_array()) return fail("'judgments' must be an array");
-  for (const auto& row : j["judgments"]) {
-    if (!row.is_object() || !row.contains("id") || !row["id"].is_string()) return fail("each judgment needs a string 'id'");
-    Judgment jd;
-    jd.id = row["id"].get<std::string>();
-    if (auto n = row.find("name"); n != row.end() && !n->is_null()) {
-      if (!n->is_string()) return fail(fmt::format("{}: 'name' must be a string", jd.id));
-      std::string name = core::printable_line(n->get<std::string>());
-      if (name.size() > kMaxJudgedName) name = core::truncate_utf8(name, kMaxJudgedName - 3);
-      if (!name.empty()) jd.name = name;
-    }
-    if (auto k = row.find("junk"); k != row.end() && !k->is_null()) {
-      if (!k->is_boolean()) return fail(fmt::format("{}: 'junk' must be true or false, got {}", jd.id, k->dump()));
-      jd.junk = k->get<bool>();
-    }
-    if (auto w = row.find("worthiness"); w != row.end() && !w->is_null()) {
-      if (!w->is_number() || !std::isfinite(w->get<double>()))
-        return fail(fmt::format("{}: 'worthiness' must be a number from 0 to 100", jd.id));
-      jd.worthiness = std::clamp(w->get<double>(), 0.0, 100.0);
-    }
-    out.items.push_back(std::move(jd));
+namespace {
+
+// The host's row `id` of a judgments or angles file: its field errors open with the id
+// ("n1: 'junk' must be true or false, got \"no\"").
+template <typename Read>
+void read_row(const std::string& id, const json& row, Read read) {
+  try {
+    read(Fields(row, ""));
+  } catch (const FieldError& e) {
+    throw FieldError(id + ": " + e.what());
   }
-  return out;
+}
+
+std::string bundle_id_of(const Fields& f) {
+  const json* id = f.find("bundle_id");
+  if (!id || !id->is_string()) throw FieldError("'bundle_id' (string) is required");
+  return id->get<std::string>();
+}
+
+const json& rows_of(const Fields& f, const char* key) {
+  const json* rows = f.array(key);
+  if (!rows) f.bad(key, "an array");
+  return *rows;
+}
+
+}  // namespace
+
+std::optional<Judgments> parse_judgments(std::string_view text, std::string* error) {
+  return core::json::read_host_object(text, "--judgments: ", error, [](const Fields& f) {
+    Judgments out;
+    out.bundle_id = bundle_id_of(f);
+    for (const auto& row : rows_of(f, "judgments")) {
+      if (!row.is_object() || !row.contains("id") || !row["id"].is_string())
+        throw FieldError("each judgment needs a string 'id'");
+      Judgment jd;
+      jd.id = row["id"].get<std::string>();
+      read_row(jd.id, row, [&](const Fields& r) {
+        if (auto n = r.opt_str("name")) {
+          std::string name = core::printable_line(*n);
+          if (name.size() > kMaxJudgedName) name = core::truncate_utf8(name, kMaxJudgedName - 3);
+          if (!name.empty()) jd.name = name;
+        }
+        if (const json* k = r.find("junk")) {
+          if (!k->is_boolean()) r.bad("junk", fmt::format("true or false, got {}", k->dump()).c_str());
+          jd.junk = k->get<bool>();
+        }
+        if (const json* w = r.find("worthiness")) {
+          if (!w->is_number() || !std::isfinite(w->get<double>())) r.bad("worthiness", "a number from 0 to 100");
+          jd.worthiness = std::clamp(w->get<double>(), 0.0, 100.0);
+        }
+      });
+      out.items.push_back(std::move(jd));
+    }
+    return out;
+  });
 }
 
 double blended_score(double velocity, std::optional<double> worthiness) {
@@ -374,34 +292,26 @@ double blended_score(double velocity, std::optional<double> worthiness) {
 }
 
 std::optional<Angles> parse_angles(std::string_view text, std::string* error) {
-  auto fail = [&](std::string why) -> std::optional<Angles> {
-    if (error) *error = "--angles: " + why;
-    return std::nullopt;
-  };
-  const auto parsed = core::json::parse(text);
-  if (parsed.too_deep) return fail(parsed.error);
-  if (!parsed || !parsed.value->is_object()) return fail("not a JSON object");
-  const json& j = *parsed.value;
-  Angles out;
-  if (!j.contains("bundle_id") || !j["bundle_id"].is_string()) return fail("'bundle_id' (string) is required");
-  out.bundle_id = j["bundle_id"].get<std::string>();
-  if (!j.contains("angles") || !j["angles"].is_array()) return fail("'angles' must be an array");
-  for (const auto& row : j["angles"]) {
-    if (!row.is_object()) return fail("each angle must be an object");
-    std::string key = row.contains("id") && row["id"].is_string()       ? row["id"].get<std::string>()
-                      : row.contains("name") && row["name"].is_string() ? row["name"].get<std::string>()
-                                                                        : "";
-    if (key.empty()) return fail("each angle needs an 'id' (n1..) or a 'name'");
-    for (const char* kind : {"podcast", "x_article"}) {
-      auto v = row.find(kind);
-      if (v == row.end() || v->is_null()) continue;
-      if (!v->is_string()) return fail(fmt::format("{}: '{}' must be a string", key, kind));
-      std::string text_value = core::printable_line(v->get<std::string>());
-      if (text_value.size() > kMaxAngle) text_value = core::truncate_utf8(text_value, kMaxAngle - 3);
-      out.by_topic[key][kind] = text_value;
+  return core::json::read_host_object(text, "--angles: ", error, [](const Fields& f) {
+    Angles out;
+    out.bundle_id = bundle_id_of(f);
+    for (const auto& row : rows_of(f, "angles")) {
+      if (!row.is_object()) throw FieldError("each angle must be an object");
+      std::string key = row.contains("id") && row["id"].is_string()       ? row["id"].get<std::string>()
+                        : row.contains("name") && row["name"].is_string() ? row["name"].get<std::string>()
+                                                                          : "";
+      if (key.empty()) throw FieldError("each angle needs an 'id' (n1..) or a 'name'");
+      read_row(key, row, [&](const Fields& r) {
+        for (const char* kind : {"podcast", "x_article"})
+          if (auto v = r.opt_str(kind)) {
+            std::string text_value = core::printable_line(*v);
+            if (text_value.size() > kMaxAngle) text_value = core::truncate_utf8(text_value, kMaxAngle - 3);
+            out.by_topic[key][kind] = text_value;
+          }
+      });
     }
-  }
-  return out;
+    return out;
+  });
 }
 
 std::string pending_to_json(const Bundle& meta, const model::DiscoveryReport& report) {

@@ -10,6 +10,7 @@
 
 #include "core/fold.hpp"
 #include "core/json.hpp"
+#include "core/json_fields.hpp"
 #include "core/text.hpp"
 #include "pipeline/corpus.hpp"
 #include "sources/source.hpp"
@@ -499,82 +500,73 @@ model::Plan plan_for(std::string_view topic, model::Depth depth, const std::opti
 }
 
 std::optional<model::Plan> parse_host_plan(std::string_view json_text, std::string* error) {
-  auto fail = [&](std::string why) -> std::optional<model::Plan> {
-    if (error) *error = std::move(why);
-    return std::nullopt;
-  };
-  const auto parsed = core::json::parse(json_text);
-  if (parsed.too_deep) return fail("--plan: " + parsed.error);
-  if (!parsed || !parsed.value->is_object()) return fail("--plan is not a JSON object");
-  const nlohmann::json& j = *parsed.value;
-  model::Plan p;
-  p.from_host = true;
-  if (auto it = j.find("intent"); it != j.end()) {
-    if (!it->is_string()) return fail("--plan: 'intent' must be a string");
-    p.intent = it->get<std::string>();
-  }
-  if (auto syn = j.find("synonyms"); syn != j.end()) {
-    if (!syn->is_object()) return fail("--plan: 'synonyms' must be an object of \"term\": [\"other spelling\", ...]");
-    if (syn->size() > kMaxSynonymTerms) return fail(fmt::format("--plan: at most {} synonym terms", kMaxSynonymTerms));
-    for (const auto& [term, alts] : syn->items()) {
-      model::Synonym s;
-      s.from_host = true;
-      s.term = core::collapse_whitespace(core::sanitize_utf8(term));
-      if (s.term.empty() || core::utf8_length(s.term) > kMaxSynonymChars)
-        return fail(fmt::format("--plan: a synonym term must be 1..{} characters", kMaxSynonymChars));
-      if (!alts.is_array() || alts.empty() || alts.size() > kMaxAlternatives)
-        return fail(fmt::format("--plan: synonyms for '{}' must be an array of 1..{} strings", s.term, kMaxAlternatives));
-      for (const auto& a : alts) {
-        if (!a.is_string()) return fail(fmt::format("--plan: synonyms for '{}' must be strings", s.term));
-        std::string alt = core::collapse_whitespace(core::sanitize_utf8(a.get<std::string>()));
-        if (alt.empty() || core::utf8_length(alt) > kMaxSynonymChars)
-          return fail(fmt::format("--plan: a synonym must be 1..{} characters", kMaxSynonymChars));
-        s.alternatives.push_back(std::move(alt));
-      }
-      p.synonyms.push_back(std::move(s));
-    }
-  }
-  auto subs = j.find("sub_queries");
-  if (subs == j.end()) subs = j.find("subqueries");
-  if (subs == j.end() && p.synonyms.empty()) return fail("--plan: 'sub_queries' must be a non-empty array (or give 'synonyms')");
-  // Without sub-queries the built-in planner asks, with the host's synonyms and weights.
-  if (subs != j.end()) {
-    if (!subs->is_array() || subs->empty()) return fail("--plan: 'sub_queries' must be a non-empty array");
-    if (subs->size() > 5) return fail("--plan: at most 5 sub_queries");
-    for (const auto& s : *subs) {
-      model::SubQuery q;
-      if (s.is_string()) {
-        q.text = s.get<std::string>();
-      } else if (s.is_object()) {
-        auto t = s.find("query");
-        if (t == s.end()) t = s.find("text");
-        if (t == s.end() || !t->is_string()) return fail("--plan: each sub-query needs a string 'query'");
-        q.text = t->get<std::string>();
-        if (auto w = s.find("weight"); w != s.end()) {
-          if (!w->is_number() || w->get<double>() <= 0 || w->get<double>() > 5)
-            return fail("--plan: sub-query 'weight' must be a number in (0, 5]");
-          q.weight = w->get<double>();
+  using core::json::FieldError;
+  return core::json::read_host_object(json_text, "--plan: ", error, [](const core::json::Fields& f) {
+    model::Plan p;
+    p.from_host = true;
+    p.intent = f.str("intent", "");
+    if (const auto* syn = f.find("synonyms")) {
+      if (!syn->is_object()) f.bad("synonyms", "an object of \"term\": [\"other spelling\", ...]");
+      if (syn->size() > kMaxSynonymTerms) throw FieldError(fmt::format("at most {} synonym terms", kMaxSynonymTerms));
+      for (const auto& [term, alts] : syn->items()) {
+        model::Synonym s;
+        s.from_host = true;
+        s.term = core::collapse_whitespace(core::sanitize_utf8(term));
+        if (s.term.empty() || core::utf8_length(s.term) > kMaxSynonymChars)
+          throw FieldError(fmt::format("a synonym term must be 1..{} characters", kMaxSynonymChars));
+        if (!alts.is_array() || alts.empty() || alts.size() > kMaxAlternatives)
+          throw FieldError(fmt::format("synonyms for '{}' must be an array of 1..{} strings", s.term, kMaxAlternatives));
+        for (const auto& a : alts) {
+          if (!a.is_string()) throw FieldError(fmt::format("synonyms for '{}' must be strings", s.term));
+          std::string alt = core::collapse_whitespace(core::sanitize_utf8(a.get<std::string>()));
+          if (alt.empty() || core::utf8_length(alt) > kMaxSynonymChars)
+            throw FieldError(fmt::format("a synonym must be 1..{} characters", kMaxSynonymChars));
+          s.alternatives.push_back(std::move(alt));
         }
-      } else {
-        return fail("--plan: sub_queries entries must be strings or objects");
+        p.synonyms.push_back(std::move(s));
       }
-      q.text = core::collapse_whitespace(core::sanitize_utf8(q.text));
-      if (q.text.empty() || core::utf8_length(q.text) > kMaxTopicChars)
-        return fail(fmt::format("--plan: sub-query text must be 1..{} characters", kMaxTopicChars));
-      p.sub_queries.push_back(std::move(q));
     }
-  }
-  if (auto sw = j.find("source_weights"); sw != j.end()) {
-    if (!sw->is_object()) return fail("--plan: 'source_weights' must be an object");
-    for (const auto& [k, v] : sw->items()) {
-      const auto* src = sources::find(k);
-      if (src == nullptr) return fail("--plan: unknown source '" + k + "' in source_weights");
-      if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 5)
-        return fail("--plan: source weight for '" + k + "' must be a number in [0, 5]");
-      p.source_weights[std::string(src->id())] = v.get<double>();
+    const auto* subs = f.find("sub_queries");
+    if (subs == nullptr) subs = f.find("subqueries");
+    if (subs == nullptr && p.synonyms.empty()) f.bad("sub_queries", "a non-empty array (or give 'synonyms')");
+    // Without sub-queries the built-in planner asks, with the host's synonyms and weights.
+    if (subs != nullptr) {
+      if (!subs->is_array() || subs->empty()) f.bad("sub_queries", "a non-empty array");
+      if (subs->size() > 5) throw FieldError("at most 5 sub_queries");
+      for (const auto& s : *subs) {
+        model::SubQuery q;
+        if (s.is_string()) {
+          q.text = s.get<std::string>();
+        } else if (s.is_object()) {
+          auto t = s.find("query");
+          if (t == s.end()) t = s.find("text");
+          if (t == s.end() || !t->is_string()) throw FieldError("each sub-query needs a string 'query'");
+          q.text = t->get<std::string>();
+          if (auto w = s.find("weight"); w != s.end()) {
+            if (!w->is_number() || w->get<double>() <= 0 || w->get<double>() > 5)
+              throw FieldError("sub-query 'weight' must be a number in (0, 5]");
+            q.weight = w->get<double>();
+          }
+        } else {
+          throw FieldError("sub_queries entries must be strings or objects");
+        }
+        q.text = core::collapse_whitespace(core::sanitize_utf8(q.text));
+        if (q.text.empty() || core::utf8_length(q.text) > kMaxTopicChars)
+          throw FieldError(fmt::format("sub-query text must be 1..{} characters", kMaxTopicChars));
+        p.sub_queries.push_back(std::move(q));
+      }
     }
-  }
-  return p;
+    if (const auto* sw = f.object("source_weights")) {
+      for (const auto& [k, v] : sw->items()) {
+        const auto* src = sources::find(k);
+        if (src == nullptr) throw FieldError("unknown source '" + k + "' in source_weights");
+        if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 5)
+          throw FieldError("source weight for '" + k + "' must be a number in [0, 5]");
+        p.source_weights[std::string(src->id())] = v.get<double>();
+      }
+    }
+    return p;
+  });
 }
 
 }  // namespace pipeline

@@ -56,6 +56,57 @@ TEST(Json, TheArrayCapDropsElementsAsTheyAreRead) {
   EXPECT_EQ(v.value->dump(), R"({"a":[1,[2,3]],"b":"c"})");
 }
 
+// The documents a host writes (--plan, --judgments, --angles) are read by one field reader
+// (core/json_fields.hpp); its messages name the flag, the row and the field as each reader's
+// own did. (One changed in the merge: "--plan is not a JSON object" is now
+// "--plan: not a JSON object", like the other two.) A null field counts as absent.
+TEST(Json, HostDocumentsNameTheFlagTheRowAndTheField) {
+  using Reader = bool (*)(std::string_view, std::string*);
+  const Reader plan = [](std::string_view t, std::string* e) { return pipeline::parse_host_plan(t, e).has_value(); };
+  const Reader judgments = [](std::string_view t, std::string* e) { return discover::parse_judgments(t, e).has_value(); };
+  const Reader angles = [](std::string_view t, std::string* e) { return discover::parse_angles(t, e).has_value(); };
+  const struct {
+    Reader read;
+    std::string text, message;
+  } kCases[] = {
+      {plan, "[1]", "--plan: not a JSON object"},
+      {plan, "{\"intent\":3,\"sub_queries\":[\"a\"]}", "--plan: 'intent' must be a string"},
+      {plan, "{}", "--plan: 'sub_queries' must be a non-empty array (or give 'synonyms')"},
+      {plan, "{\"sub_queries\":{}}", "--plan: 'sub_queries' must be a non-empty array"},
+      {plan, "{\"synonyms\":[]}", "--plan: 'synonyms' must be an object of \"term\": [\"other spelling\", ...]"},
+      {plan, "{\"synonyms\":{\"x\":\"y\"}}", "--plan: synonyms for 'x' must be an array of 1..10 strings"},
+      {plan, "{\"sub_queries\":[\"a\"],\"source_weights\":[]}", "--plan: 'source_weights' must be an object"},
+      {plan, "{\"sub_queries\":[\"a\"],\"source_weights\":{\"myspace\":1}}",
+       "--plan: unknown source 'myspace' in source_weights"},
+      {plan, "{\"sub_queries\":[7]}", "--plan: sub_queries entries must be strings or objects"},
+      {judgments, "\"x\"", "--judgments: not a JSON object"},
+      {judgments, "{\"judgments\":[]}", "--judgments: 'bundle_id' (string) is required"},
+      {judgments, "{\"bundle_id\":5,\"judgments\":[]}", "--judgments: 'bundle_id' (string) is required"},
+      {judgments, "{\"bundle_id\":\"b\"}", "--judgments: 'judgments' must be an array"},
+      {judgments, "{\"bundle_id\":\"b\",\"judgments\":{}}", "--judgments: 'judgments' must be an array"},
+      {judgments, "{\"bundle_id\":\"b\",\"judgments\":[{\"name\":\"x\"}]}", "--judgments: each judgment needs a string 'id'"},
+      {judgments, "{\"bundle_id\":\"b\",\"judgments\":[{\"id\":\"n1\",\"name\":2}]}", "--judgments: n1: 'name' must be a string"},
+      {judgments, "{\"bundle_id\":\"b\",\"judgments\":[{\"id\":\"n1\",\"junk\":\"no\"}]}",
+       "--judgments: n1: 'junk' must be true or false, got \"no\""},
+      {judgments, "{\"bundle_id\":\"b\",\"judgments\":[{\"id\":\"n2\",\"worthiness\":\"high\"}]}",
+       "--judgments: n2: 'worthiness' must be a number from 0 to 100"},
+      {angles, "{\"bundle_id\":\"b\"}", "--angles: 'angles' must be an array"},
+      {angles, "{\"bundle_id\":\"b\",\"angles\":[1]}", "--angles: each angle must be an object"},
+      {angles, "{\"bundle_id\":\"b\",\"angles\":[{\"podcast\":\"p\"}]}", "--angles: each angle needs an 'id' (n1..) or a 'name'"},
+      {angles, "{\"bundle_id\":\"b\",\"angles\":[{\"id\":\"n1\",\"x_article\":1}]}",
+       "--angles: n1: 'x_article' must be a string"},
+  };
+  for (const auto& c : kCases) {
+    std::string error;
+    EXPECT_FALSE(c.read(c.text, &error)) << c.text;
+    EXPECT_EQ(error, c.message) << c.text;
+  }
+  std::string error;
+  EXPECT_TRUE(pipeline::parse_host_plan(R"({"intent":null,"sub_queries":["a"],"source_weights":null})", &error)) << error;
+  EXPECT_TRUE(discover::parse_judgments(R"({"bundle_id":"b","judgments":[{"id":"n1","junk":null,"name":null}]})", &error))
+      << error;
+}
+
 // Each reader of JSON the product is given refuses a deep document with its own message.
 TEST(Json, EveryReaderRefusesDeepDocumentsByName) {
   const std::string deep_object = nested(100000, "1", "{\"k\":", "}");
