@@ -128,8 +128,12 @@ std::string join_range(const std::vector<std::string>& words, std::size_t a, std
 // Sub-queries that write the topic the other ways: every term in its first other spelling at
 // once ("Tokyo earthquake" for "東京 地震"), then one term at a time ("Postgres 19"), then
 // abbreviations joined to the version that follows them ("PG19"; spaced too on deep runs),
-// then the remaining spellings.
+// then the remaining spellings. A host's own spellings are all asked, up to a deep run's count
+// (not on quick runs): the host named them because the topic is written that way ("Y2038",
+// "2038 bug", "Epochalypse"), and a spelling left unasked is a story never fetched.
 void add_spellings(model::Plan& p, const std::vector<std::string>& words, model::Depth depth, int cap) {
+  const int host_cap = depth == model::Depth::quick ? cap : std::max(cap, max_sub_queries(model::Depth::deep));
+  const auto cap_of = [&](const model::Synonym& syn) { return syn.from_host ? host_cap : cap; };
   struct Found {
     std::size_t a, b;
     const model::Synonym* syn;
@@ -158,19 +162,19 @@ void add_spellings(model::Plan& p, const std::vector<std::string>& words, model:
     return join_range(words, 0, f.a) + " " + with + " " + join_range(words, b, words.size());
   };
   for (const auto& f : found)
-    if (const std::string* alt = first_full(*f.syn)) add_unique(p, replace(f, *alt, f.b), 0.9, cap);
+    if (const std::string* alt = first_full(*f.syn)) add_unique(p, replace(f, *alt, f.b), 0.9, cap_of(*f.syn));
   for (const auto& f : found) {
     const bool version_follows = f.b < words.size() && is_number(words[f.b]);
     if (!version_follows) continue;
     for (const auto& alt : f.syn->alternatives) {
       if (!is_abbreviation(alt)) continue;
-      add_unique(p, replace(f, alt + words[f.b], f.b + 1), 0.8, cap);
-      if (depth == model::Depth::deep) add_unique(p, replace(f, alt, f.b), 0.7, cap);
+      add_unique(p, replace(f, alt + words[f.b], f.b + 1), 0.8, cap_of(*f.syn));
+      if (depth == model::Depth::deep) add_unique(p, replace(f, alt, f.b), 0.7, cap_of(*f.syn));
     }
   }
   for (const auto& f : found)
     for (const auto& alt : f.syn->alternatives)
-      if (!is_abbreviation(alt)) add_unique(p, replace(f, alt, f.b), 0.8, cap);
+      if (!is_abbreviation(alt)) add_unique(p, replace(f, alt, f.b), 0.8, cap_of(*f.syn));
 }
 
 // ---- the topic's parts: what a literal search needs and what it may leave out ----------

@@ -381,6 +381,26 @@ TEST(Plan, HostSynonymsAreValidatedAndMayStandAlone) {
   EXPECT_FALSE(parse_host_plan(R"({"synonyms":{"x":[")" + std::string(101, 'a') + R"("]}})", &err));
 }
 
+TEST(Plan, EveryHostSpellingIsAskedUpToADeepRunsCount) {
+  // A host names the ways a topic is written because stories use them: at a default depth all
+  // of them are asked (up to a deep run's five), not only the first two the depth would allow.
+  std::string err;
+  const auto host = parse_host_plan(
+      R"({"synonyms":{"leap second bug":["leap second crash","Leapocalypse","leap smear outage","leap-second hang","leap panic"]}})",
+      &err);
+  ASSERT_TRUE(host) << err;
+  std::vector<std::string> q;
+  for (const auto& s : plan_for("leap second bug", model::Depth::standard, host).sub_queries) q.push_back(s.text);
+  EXPECT_EQ(q, (std::vector<std::string>{"leap second bug", "leap second crash", "Leapocalypse", "leap smear outage",
+                                         "leap-second hang"}));
+  EXPECT_EQ(static_cast<int>(plan_for("leap second bug", model::Depth::deep, host).sub_queries.size()),
+            max_sub_queries(model::Depth::deep));
+  EXPECT_EQ(plan_for("leap second bug", model::Depth::quick, host).sub_queries.size(), 1u) << "a quick run stays quick";
+  // The built-in table's spellings keep the depth's count.
+  EXPECT_EQ(static_cast<int>(make_plan("PostgreSQL 19", model::Depth::standard).sub_queries.size()),
+            max_sub_queries(model::Depth::standard));
+}
+
 TEST(Relevance, TheStrongMatchesWordsSayWhichSenseIsMeant) {
   // Strong matches about the messenger share "encrypted", "messenger", "privacy"; an item that
   // names only "Signal" is lifted by those words, one that shares none of them is not.
