@@ -191,6 +191,22 @@ void mark_lower(TopicTerm& term, bool lower) {
 
 }  // namespace
 
+TypedCase typed_case(const std::vector<std::string>& written) {
+  static const bool off = core::ablated("typed-case");
+  if (off) return TypedCase::informative;
+  int words = 0, capitalised = 0, capitals = 0;
+  for (const auto& raw : written) {
+    const auto parts = core::match_words(raw);
+    if (parts.empty() || (parts.size() == 1 && core::is_stopword(parts[0].text))) continue;
+    if (!parts[0].upper && !parts[0].lower) continue;  // digits, ideographs: no case to read
+    ++words;
+    capitalised += parts[0].upper ? 1 : 0;
+    capitals += parts[0].all_caps ? 1 : 0;
+  }
+  if (words < 2 || capitalised < words) return TypedCase::informative;
+  return capitals == words ? TypedCase::capitals : TypedCase::title;
+}
+
 std::vector<std::string> written_words(std::string_view topic) {
   std::vector<std::string> out;
   for (std::size_t pos = 0; pos < topic.size();) {
@@ -211,6 +227,7 @@ Topic analyze_topic(std::string_view topic, TokenDict& dict, const std::vector<m
 
   // One term per written word; the words a term folds into must appear together.
   const auto raw_words = written_words(topic);
+  const TypedCase typed = typed_case(raw_words);
   std::vector<std::string> folded_words;  // per term, its words joined by spaces (for synonyms)
   for (const auto& raw : raw_words) {
     const auto words = core::match_words(raw);
@@ -228,8 +245,9 @@ Topic analyze_topic(std::string_view topic, TokenDict& dict, const std::vector<m
     term.number = all_digits;
     term.connector = words.size() == 1 && core::is_stopword(words[0].text);
     term.proper = !term.number && !term.connector && words[0].upper;
+    term.case_unsure = term.proper && typed != TypedCase::informative && !(typed == TypedCase::title && words[0].all_caps);
     term.shaped = !term.number && !term.connector && name_shaped(raw, words);
-    term.generic = !term.proper && !term.shaped && !term.number &&
+    term.generic = (!term.proper || term.case_unsure) && !term.shaped && !term.number &&
                    std::all_of(words.begin(), words.end(), [](const core::Word& w) { return is_weak_word(w.text); });
     if (auto alt = core::umlaut_spelling(raw)) {
       const auto alt_words = core::match_words(*alt);

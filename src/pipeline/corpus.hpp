@@ -67,6 +67,14 @@ enum MatchFlag : std::uint16_t {
   kAllCaps = 512,
   kBracketed = 1024
 };
+// How the user typed the topic's case: word by word (informative: "Arc browser" names Arc), or
+// every word of two or more capitalised (a title: "Rust Force Wipe" says nothing of which words
+// are names, though an all-capitals "VPN" among them is still an acronym), or in capitals
+// throughout. Where the case says little, a capital is a name only until the corpus writes the
+// word in lower case.
+enum class TypedCase { informative, title, capitals };
+TypedCase typed_case(const std::vector<std::string>& written);
+
 // case_free, when given, says whether the text's case is uninformative (core::case_uninformative).
 std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bool* case_free = nullptr);
 std::vector<TokenId> token_set(const std::vector<MatchWord>& words, TokenDict& dict);
@@ -136,9 +144,10 @@ struct TopicTerm {
   std::vector<std::int16_t> names;          // parallel: Topic::form_names index for a synonym, or -1
   std::vector<bool> lower;                  // forms a synonym writes in lower case (shorter: the rest are not)
   double weight = 1;
-  bool connector = false;  // a stopword inside the topic: part of the phrase, not evidence
-  bool proper = false;     // typed capitalised: a name, so a lower-case "rose" in a sentence is not it
-  bool shaped = false;     // shaped like a product's name whatever the case: llama.cpp, k8s, GPT-5, c++
+  bool connector = false;    // a stopword inside the topic: part of the phrase, not evidence
+  bool proper = false;       // typed capitalised: a name, so a lower-case "rose" in a sentence is not it
+  bool case_unsure = false;  // ... in a topic whose case says little (TypedCase): the corpus may overrule it
+  bool shaped = false;       // shaped like a product's name whatever the case: llama.cpp, k8s, GPT-5, c++
   bool generic = false;
   bool number = false;
   int version_of = -1;  // a number bound to the term before it ("PostgreSQL 19")

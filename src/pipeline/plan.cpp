@@ -264,7 +264,30 @@ Token classify(const std::string& raw) {
   return t;
 }
 
-Parts topic_parts(const std::vector<std::string>& written) {
+// The words as the planner reads their case. A topic typed in capitals throughout says nothing
+// by its case ("SIGNAL APP" is not two acronyms), nor does a question typed in Title Case ("How
+// To Set Up Passkeys For Elderly Parents"): both are read in lower case, a Title-Case question's
+// all-capitals words ("VPN") kept. A Title-Case topic that is no question is read as typed:
+// "Rep. Adam Smith", "Tesla Semi" are names.
+std::vector<std::string> case_reading(const std::vector<std::string>& written) {
+  const TypedCase typed = typed_case(written);
+  if (typed == TypedCase::informative) return written;
+  const bool how = written.size() >= 3 && folded_words(written[0]) == "how" && [&] {
+    static const std::set<std::string_view> kFrame{"to", "do", "does", "can", "should", "could", "would"};
+    return kFrame.count(folded_words(written[1])) > 0;
+  }();
+  if (typed == TypedCase::title && !how) return written;
+  std::vector<std::string> out;
+  for (const auto& w : written) {
+    const auto parts = core::match_words(w);
+    const bool acronym = typed == TypedCase::title && !parts.empty() && parts[0].all_caps;
+    out.push_back(acronym ? w : core::lower_ascii(w));
+  }
+  return out;
+}
+
+Parts topic_parts(const std::vector<std::string>& written_as_typed) {
+  const std::vector<std::string> written = case_reading(written_as_typed);
   Parts out;
   std::vector<Token> toks;
   for (const auto& raw : written) toks.push_back(classify(raw));

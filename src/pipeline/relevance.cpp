@@ -539,7 +539,10 @@ Knowledge learn(const Corpus& c) {
   const auto share = [](int yes, int no) { return yes >= kLearnMin && yes >= kLearnShare * (yes + no); };
   for (std::size_t i = 0; i < n; ++i) {
     const auto& term = t.terms[i];
-    k.proper[i] = term.proper || (!term.connector && !term.number && !term.generic && share(counts[i].upper, counts[i].lower));
+    // A capital typed in a topic whose case says little ("Starlink Outage") gives way to the
+    // corpus's lower case ("the outage").
+    const bool typed = term.proper && !(term.case_unsure && share(counts[i].lower, counts[i].upper));
+    k.proper[i] = typed || (!term.connector && !term.number && !term.generic && share(counts[i].upper, counts[i].lower));
   }
   // Binding only between two names written next to each other in the topic. A first name the
   // corpus nearly always writes before a name (its partner counted: "Adam Smith" fifteen times)

@@ -5,6 +5,7 @@
 
 #include <map>
 
+#include "core/text.hpp"
 #include "pipeline/plan.hpp"
 #include "pipeline/stages.hpp"
 
@@ -124,6 +125,33 @@ TEST(Relevance, ANameWrittenAsACommonWordIsNotTheName) {
   EXPECT_GE(rel(c, 0), 0.99);
   EXPECT_LE(rel(c, 1), 0.1) << "the entity word only as a common word: generic";
   EXPECT_GT(rel(c, 2), 0.5) << "identifiers are lower case by convention";
+}
+
+// A topic typed in Title Case or in capitals says little by its case of which words are names:
+// a capital holds until the corpus writes the word in lower case ("force wipe" is, "Rust" is
+// not), and the scores are then the ones the topic typed as written gets.
+TEST(Relevance, ATopicTypedInTitleCaseOrCapitalsIsReadByTheCorpus) {
+  const std::vector<Spec> items = {{.title = "Rust force wipe moved to Thursday this month"},
+                                   {.title = "When is the next force wipe? Rust servers disagree"},
+                                   {.title = "Our modded server does a force wipe every month"},
+                                   {.title = "Admins dread the force wipe after patches"},
+                                   {.title = "Rust 1.91 is out with faster builds"},
+                                   {.title = "The Force Awakens gets a Rust port of its game engine"}};
+  const auto as_written = scored("Rust force wipe", items);
+  for (const std::string topic : {"Rust Force Wipe", "RUST FORCE WIPE"}) {
+    const auto c = scored(topic, items);
+    for (std::size_t i = 0; i < items.size(); ++i) EXPECT_DOUBLE_EQ(rel(c, i), rel(as_written, i)) << topic << " item " << i;
+  }
+  EXPECT_GT(rel(as_written, 0), 0.9);
+  EXPECT_GT(rel(as_written, 1), 0.5) << "lower-case \"force wipe\" is the topic's own words";
+  // An acronym among Title-Case words is still one; a name typed alone keeps its case.
+  EXPECT_EQ(typed_case(written_words("UK Online Safety Act")), TypedCase::title);
+  EXPECT_EQ(typed_case(written_words("SIGNAL APP")), TypedCase::capitals);
+  EXPECT_EQ(typed_case(written_words("Signal app")), TypedCase::informative);
+  EXPECT_EQ(typed_case(written_words("Helix")), TypedCase::informative);
+  EXPECT_EQ(typed_case(written_words("How to Set Up Passkeys for Parents")), TypedCase::title) << "function words say nothing";
+  auto acronym = scored("UK Online Safety Act", {{.title = "The uk online safety act, read in lower case"}});
+  EXPECT_LT(rel(acronym, 0), 0.5) << "\"uk\" in lower case is not the acronym UK";
 }
 
 // A hyphen between plain words makes a compound of the prose around it, not an identifier:
@@ -379,6 +407,26 @@ TEST(Plan, HostSynonymsAreValidatedAndMayStandAlone) {
   for (int i = 0; i < 21; ++i) many += (i ? "," : "") + std::string("\"t") + std::to_string(i) + "\":[\"x\"]";
   EXPECT_FALSE(parse_host_plan(many + "}}", &err));
   EXPECT_FALSE(parse_host_plan(R"({"synonyms":{"x":[")" + std::string(101, 'a') + R"("]}})", &err));
+}
+
+// A question typed in Title Case or capitals is still a question: its frame and task verb are
+// left out of the parts as they are when it is typed in lower case. A Title-Case name is a name.
+TEST(Plan, AQuestionTypedInTitleCaseOrCapitalsIsPlannedAsTyped) {
+  const auto texts = [](const model::Plan& p) {
+    std::vector<std::string> out;
+    for (const auto& s : p.sub_queries) out.push_back(core::lower_ascii(s.text));
+    return out;
+  };
+  const auto lower = texts(make_plan("how to set up passkeys for elderly parents", model::Depth::standard));
+  ASSERT_GE(lower.size(), 2u);
+  EXPECT_EQ(lower[0], "passkeys elderly parents");
+  EXPECT_EQ(texts(make_plan("How To Set Up Passkeys For Elderly Parents", model::Depth::standard)), lower);
+  EXPECT_EQ(texts(make_plan("HOW TO SET UP PASSKEYS FOR ELDERLY PARENTS", model::Depth::standard)), lower);
+  // A title that opens like a question but is no how-to frame is read as typed.
+  EXPECT_EQ(make_plan("How I Met Your Mother", model::Depth::standard).sub_queries[0].text, "How I Met Your Mother");
+  // Title-Case names keep their reading: the head without its title is asked.
+  const auto rep = texts(make_plan("Rep. Adam Smith", model::Depth::standard));
+  EXPECT_NE(std::find(rep.begin(), rep.end(), "adam smith"), rep.end());
 }
 
 TEST(Plan, EveryHostSpellingIsAskedUpToADeepRunsCount) {
