@@ -2,7 +2,9 @@
 // fake internet and prints nDCG@5, P@5, wrong-entity-in-top-5 and recall (relevant stories
 // the searches reached) per case and overall.
 //   l30_eval [--cases DIR] [--binary PATH] [--case NAME]... [--exclude GLOB]... [--show | --show-all] [--dump DIR] [--pool]
-//            [--gate --min-ndcg X --min-case-ndcg X --max-wrong N]
+//            [--typed lower|upper|title] [--gate --min-ndcg X --min-case-ndcg X --max-wrong N]
+// --typed asks each topic as a user might type it instead (ASCII letters recased): the labels
+// do not change with the typing, so neither should the ranking.
 // Cases run concurrently, one process each (each process keeps its own per-host politeness).
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -10,6 +12,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -39,6 +42,7 @@ struct Options {
   std::string dump;  // write each case's report here as <case>.json
   bool gate = false;
   bool pool = false;  // every search returns the whole candidate pool: the ranker alone
+  std::string typed;  // "", "lower", "upper" or "title"
   double min_ndcg = 0.90, min_case_ndcg = 0.75;
   int max_wrong = 0;
 };
@@ -56,7 +60,7 @@ struct Result {
   std::cerr << "l30_eval: " << why << "\n"
             << "usage: l30_eval [--cases DIR] [--binary PATH] [--case NAME]... [--exclude GLOB]... [--show | --show-all] [--dump "
                "DIR] [--pool]\n"
-            << "                [--gate [--min-ndcg X] [--min-case-ndcg X] [--max-wrong N]]\n";
+            << "                [--typed lower|upper|title] [--gate [--min-ndcg X] [--min-case-ndcg X] [--max-wrong N]]\n";
   std::exit(2);
 }
 
@@ -77,12 +81,27 @@ Options parse(int argc, char** argv) {
     else if (a == "--gate") o.gate = true;
     else if (a == "--pool") o.pool = true;
     else if (a == "--dump") o.dump = value();
-    else if (a == "--min-ndcg") o.min_ndcg = std::stod(value());
+    else if (a == "--typed") {
+      o.typed = value();
+      if (o.typed != "lower" && o.typed != "upper" && o.typed != "title") usage("--typed is lower, upper or title");
+    } else if (a == "--min-ndcg") o.min_ndcg = std::stod(value());
     else if (a == "--min-case-ndcg") o.min_case_ndcg = std::stod(value());
     else if (a == "--max-wrong") o.max_wrong = std::stoi(value());
     else usage("unknown argument " + a);
   }
   return o;
+}
+
+// The topic as typed another way: ASCII letters only ("Zürich" keeps its "ü").
+std::string retyped(std::string topic, const std::string& how) {
+  bool word_start = true;
+  for (char& ch : topic) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (how == "lower" || (how == "title" && !word_start)) ch = static_cast<char>(std::tolower(u));
+    else if (how == "upper" || how == "title") ch = static_cast<char>(std::toupper(u));
+    word_start = ch == ' ';
+  }
+  return topic;
 }
 
 Result run_case(const Case& c, const std::string& binary, const std::string& dump, bool pool) {
@@ -135,6 +154,8 @@ int main(int argc, char** argv) {
       if (!excluded && (o.only.empty() || std::find(o.only.begin(), o.only.end(), c.name) != o.only.end()))
         cases.push_back(std::move(c));
     }
+    if (!o.typed.empty())
+      for (auto& c : cases) c.topic = retyped(c.topic, o.typed);
   } catch (const std::exception& e) {
     std::cerr << "l30_eval: " << e.what() << "\n";
     return 2;
