@@ -191,6 +191,15 @@ void mark_lower(TopicTerm& term, bool lower) {
 
 }  // namespace
 
+namespace {
+// "19", "1.38": a version number (digits first and last).
+bool digits_and_dots(std::string_view s) {
+  const auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  return !s.empty() && digit(s.front()) && digit(s.back()) &&
+         std::all_of(s.begin(), s.end(), [&](char c) { return digit(c) || c == '.'; });
+}
+}  // namespace
+
 TypedCase typed_case(const std::vector<std::string>& written) {
   static const bool off = core::ablated("typed-case");
   if (off) return TypedCase::informative;
@@ -205,6 +214,31 @@ TypedCase typed_case(const std::vector<std::string>& written) {
   }
   if (words < 2 || capitalised < words) return TypedCase::informative;
   return capitals == words ? TypedCase::capitals : TypedCase::title;
+}
+
+// A name hyphenated to its version ("PostgreSQL-19", "GPT-5") is searched as the two words
+// the platforms' tokenisers make of it anyway, so the spellings of the name apply ("PG19").
+std::vector<std::string> spaced_versions(const std::vector<std::string>& words) {
+  static const bool off = core::ablated("version-forms");
+  if (off) return words;
+  std::vector<std::string> out;
+  for (const auto& w : words) {
+    const auto dash = w.find('-');
+    const auto letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; };
+    if (dash != std::string::npos && dash >= 2 && std::all_of(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(dash), letter) &&
+        digits_and_dots(std::string_view(w).substr(dash + 1))) {
+      out.push_back(w.substr(0, dash));
+      out.push_back(w.substr(dash + 1));
+    } else {
+      out.push_back(w);
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> unprefixed_version(std::string_view word) {
+  if (word.size() < 2 || (word[0] != 'v' && word[0] != 'V') || !digits_and_dots(word.substr(1))) return std::nullopt;
+  return std::string(word.substr(1));
 }
 
 std::vector<std::string> written_words(std::string_view topic) {
@@ -226,10 +260,13 @@ Topic analyze_topic(std::string_view topic, TokenDict& dict, const std::vector<m
   for (TokenId id : t.tokens) t.generic.push_back(core::is_generic(dict.text(id)));
 
   // One term per written word; the words a term folds into must appear together.
-  const auto raw_words = written_words(topic);
+  const auto raw_words = spaced_versions(written_words(topic));
   const TypedCase typed = typed_case(raw_words);
   std::vector<std::string> folded_words;  // per term, its words joined by spaces (for synonyms)
-  for (const auto& raw : raw_words) {
+  for (const auto& written : raw_words) {
+    // "Kubernetes v1.38" names the version 1.38: its term is the number, "v1.38" one of its forms.
+    const auto bare = unprefixed_version(written);
+    const std::string& raw = bare ? *bare : written;
     const auto words = core::match_words(raw);
     if (words.empty()) continue;
     TopicTerm term;
@@ -267,6 +304,16 @@ Topic analyze_topic(std::string_view topic, TokenDict& dict, const std::vector<m
     if (!term.number) continue;
     if (i > 0 && !t.terms[i - 1].connector && !t.terms[i - 1].number) term.version_of = static_cast<int>(i - 1);
     else term.generic = true;
+  }
+  // A version is also written with its prefix: "v1.38", "v19" (release tags, changelogs).
+  static const bool prefixed = !core::ablated("version-forms");
+  for (auto& term : t.terms) {
+    if (!prefixed || term.version_of < 0 || term.forms[0].empty()) continue;
+    auto form = term.forms[0];
+    form[0] = dict.intern("v" + dict.text(form[0]));
+    term.forms.push_back(std::move(form));
+    term.weak.push_back(false);
+    term.names.push_back(-1);
   }
   // Synonyms: a single word gains forms; a phrase gains a span.
   for (const auto& syn : synonyms) {

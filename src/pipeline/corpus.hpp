@@ -2,6 +2,7 @@
 // Stage state: the items of one run plus the features stages compute once and share.
 // A Corpus belongs to one run on one thread; stages are plain functions over it.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -183,6 +184,10 @@ struct Corpus {
 
 // The topic's words as written, split at white space.
 std::vector<std::string> written_words(std::string_view topic);
+// "PostgreSQL-19" -> "PostgreSQL", "19": a name hyphenated to its version, as two words.
+std::vector<std::string> spaced_versions(const std::vector<std::string>& words);
+// "v1.38" -> "1.38", "V19" -> "19": a version written with its prefix; nullopt for any other word.
+std::optional<std::string> unprefixed_version(std::string_view word);
 // The topic as relevance sees it. synonyms: the plan's (built-in table and host-supplied).
 Topic analyze_topic(std::string_view topic, TokenDict& dict, const std::vector<model::Synonym>& synonyms = {});
 // Words relevance does not count as evidence on their own: core::is_generic plus words that

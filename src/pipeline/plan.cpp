@@ -264,6 +264,16 @@ Token classify(const std::string& raw) {
   return t;
 }
 
+// The words with each version's prefix dropped ("v1.38" -> "1.38"): not the same search, so
+// the topic as typed is asked too.
+std::vector<std::string> unprefixed(std::vector<std::string> words) {
+  static const bool off = core::ablated("version-forms");
+  if (off) return words;
+  for (auto& w : words)
+    if (auto bare = unprefixed_version(w)) w = *bare;
+  return words;
+}
+
 // The words as the planner reads their case. A topic typed in capitals throughout says nothing
 // by its case ("SIGNAL APP" is not two acronyms), nor does a question typed in Title Case ("How
 // To Set Up Passkeys For Elderly Parents"): both are read in lower case, a Title-Case question's
@@ -287,7 +297,7 @@ std::vector<std::string> case_reading(const std::vector<std::string>& written) {
 }
 
 Parts topic_parts(const std::vector<std::string>& written_as_typed) {
-  const std::vector<std::string> written = case_reading(written_as_typed);
+  const std::vector<std::string> written = case_reading(written_as_typed);  // versions already unprefixed
   Parts out;
   std::vector<Token> toks;
   for (const auto& raw : written) toks.push_back(classify(raw));
@@ -450,7 +460,7 @@ std::span<const std::string_view> plan_intents() {
 }
 
 model::Plan make_plan(std::string_view topic_in, model::Depth depth, std::vector<model::Synonym> host_synonyms) {
-  const std::string topic = core::collapse_whitespace(topic_in);
+  const std::string topic = join(spaced_versions(written_words(core::collapse_whitespace(topic_in))));
   const auto words = core::tokenize(topic);
   const std::string folded = core::casefold(topic);
   model::Plan p;
@@ -465,14 +475,17 @@ model::Plan make_plan(std::string_view topic_in, model::Depth depth, std::vector
   p.synonyms = merge_synonyms(std::move(host_synonyms), table_synonyms(topic));
 
   const int cap = max_sub_queries(depth) + (sides.empty() ? 0 : 1);
-  const Parts split = topic_parts(written_words(topic));
+  const Parts split = topic_parts(unprefixed(written_words(topic)));
   // A question is asked without its frame: "how do I reduce Docker image size" holds words
   // no answer repeats. The topic as typed stays first otherwise (GitHub's keyless issue
   // search and the newest-first HN search use only the first sub-query).
   const std::string first = split.question && !split.core.empty() ? split.core : topic;
   add_unique(p, first, 1.0, cap);
   for (const auto& side : sides) add_unique(p, side, 0.8, cap);
-  const auto written = written_words(first);
+  // "Kubernetes v1.38" is mostly written "Kubernetes 1.38": that is asked next, and the
+  // spellings and parts are made from it.
+  const auto written = unprefixed(written_words(first));
+  if (written != written_words(first)) add_unique(p, join(written), 0.9, cap);
   add_spellings(p, written, depth, cap);
   if (sides.empty()) add_parts(p, split, written, cap);
   // The topic without its generic words ("Vision Pro 2 review" -> "Vision Pro 2"), when at

@@ -154,6 +154,26 @@ TEST(Relevance, ATopicTypedInTitleCaseOrCapitalsIsReadByTheCorpus) {
   EXPECT_LT(rel(acronym, 0), 0.5) << "\"uk\" in lower case is not the acronym UK";
 }
 
+// A version is written with its prefix ("v1.38": release tags, changelogs) or hyphenated to its
+// name ("PostgreSQL-19") as often as plainly; each way of typing it finds the others.
+TEST(Relevance, AVersionWrittenWithItsPrefixOrAHyphenIsTheVersion) {
+  const std::vector<Spec> items = {{.title = "Kubernetes v1.38 is out: sidecars go GA"},
+                                   {.title = "kubernetes/kubernetes v1.38.0 release notes"},
+                                   {.title = "Kubernetes 1.38 is out: sidecars go GA"},
+                                   {.title = "Kubernetes v1.37 patch release fixes a kubelet leak"}};
+  for (const std::string topic : {"Kubernetes 1.38", "Kubernetes v1.38", "Kubernetes-1.38"}) {
+    const auto c = scored(topic, items);
+    EXPECT_GE(rel(c, 0), 0.99) << topic;
+    EXPECT_GT(rel(c, 1), 0.5) << topic;
+    EXPECT_GE(rel(c, 2), 0.99) << topic;
+    EXPECT_LT(rel(c, 3), 0.5) << topic << ": another release";
+  }
+  // The hyphenated topic gets the name's spellings, as the spaced one does.
+  const auto plan = make_plan("PostgreSQL-19", model::Depth::standard);
+  const auto c = scored("PostgreSQL-19", {{.title = "Postgres 19 beta 1: what changes for upgrades"}}, plan.synonyms);
+  EXPECT_GT(rel(c, 0), 0.9);
+}
+
 // A hyphen between plain words makes a compound of the prose around it, not an identifier:
 // its case says what it says elsewhere. Identifiers ('/', '_', '.', digits) stay case-free.
 TEST(Relevance, AHyphenatedCompoundInLowerCaseIsTheCommonWord) {
@@ -427,6 +447,25 @@ TEST(Plan, AQuestionTypedInTitleCaseOrCapitalsIsPlannedAsTyped) {
   // Title-Case names keep their reading: the head without its title is asked.
   const auto rep = texts(make_plan("Rep. Adam Smith", model::Depth::standard));
   EXPECT_NE(std::find(rep.begin(), rep.end(), "adam smith"), rep.end());
+}
+
+// "PostgreSQL-19" is planned as "PostgreSQL 19" (the platforms' tokenisers split it the same
+// way); "Kubernetes v1.38" is asked as typed and then as "Kubernetes 1.38", a different search.
+TEST(Plan, AVersionWrittenWithItsPrefixOrAHyphenIsPlannedAsTheVersion) {
+  const auto texts = [](const model::Plan& p) {
+    std::vector<std::string> out;
+    for (const auto& s : p.sub_queries) out.push_back(s.text);
+    return out;
+  };
+  EXPECT_EQ(texts(make_plan("PostgreSQL-19", model::Depth::standard)), texts(make_plan("PostgreSQL 19", model::Depth::standard)));
+  const auto v = texts(make_plan("Kubernetes v1.38", model::Depth::standard));
+  ASSERT_GE(v.size(), 3u);
+  EXPECT_EQ(v[0], "Kubernetes v1.38");
+  EXPECT_EQ(v[1], "Kubernetes 1.38");
+  EXPECT_EQ(v[2], "K8s 1.38") << "the spellings are made from the version";
+  // Not a version: an identifier with several dashes, a word with a hyphen.
+  EXPECT_EQ(make_plan("CVE-2026-31790", model::Depth::standard).sub_queries[0].text, "CVE-2026-31790");
+  EXPECT_EQ(make_plan("Wi-Fi 7 routers", model::Depth::standard).sub_queries[0].text, "Wi-Fi 7 routers");
 }
 
 TEST(Plan, EveryHostSpellingIsAskedUpToADeepRunsCount) {
