@@ -713,9 +713,14 @@ void sense_feedback(Corpus& c, std::vector<double>& rel, const std::vector<bool>
 // vocabulary, not a stemmer call per word.
 constexpr std::size_t kStemMin = 4;  // shorter words have too many unrelated neighbours
 
-void add_word_forms(Corpus& c) {
-  for (auto& term : c.topic.terms) {
+void add_word_forms(Corpus& c, const Knowledge& know) {
+  for (std::size_t i = 0; i < c.topic.terms.size(); ++i) {
+    auto& term = c.topic.terms[i];
     if (term.connector || term.number || term.forms.empty() || term.forms[0].size() != 1) continue;
+    // A name (typed so, or so written in the corpus) has no other forms: "Cooking" is not Tim
+    // Cook, "Signals" not the Signal app.
+    static const bool names_too = core::ablated("name-stems");
+    if (!names_too && know.proper[i]) continue;
     const std::string word = c.dict.text(term.forms[0][0]);
     if (word.size() < kStemMin || !std::all_of(word.begin(), word.end(), [](char ch) { return ch >= 'a' && ch <= 'z'; }))
       continue;
@@ -744,8 +749,8 @@ void score_relevance(Corpus& c) {
     for (auto& it : c.items) it.scores.relevance = 0;
     return;
   }
-  if (!core::ablated("stem")) add_word_forms(c);
-  const Knowledge know = learn(c);
+  const Knowledge know = learn(c);  // reads each term's own form only
+  if (!core::ablated("stem")) add_word_forms(c, know);
   const Scorer scorer(c.topic, c.dict, know);
   std::vector<double> rel(c.items.size());
   std::vector<char> whole_of(c.items.size());  // not bits: two threads write neighbours

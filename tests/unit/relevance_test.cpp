@@ -512,6 +512,18 @@ TEST(Relevance, TheStrongMatchesWordsSayWhichSenseIsMeant) {
   EXPECT_EQ(d.features[1].evidence.sense, -1);
 }
 
+// ... but a name typed as one has no other forms: "Cooking with Tim" is not about Tim Cook.
+TEST(Relevance, ANameHasNoOtherForms) {
+  auto c = scored("Tim Cook", {{.title = "Tim Cook says Apple will not raise prices"},
+                               {.title = "Cooking with Tim: five weeknight recipes"},
+                               {.title = "Tim Cook's memo on the AI roadmap"}});
+  EXPECT_GE(rel(c, 0), 0.99);
+  EXPECT_LT(rel(c, 1), 0.5) << "\"cooking\" shares the stem of \"cook\", not the name";
+  EXPECT_GE(rel(c, 2), 0.99) << "the possessive is the name";
+  auto lower = scored("reduce docker image size", {{.title = "Reducing image size with multi-stage builds in docker"}});
+  EXPECT_GT(rel(lower, 0), 0.5) << "a common word keeps its forms";
+}
+
 TEST(Relevance, AWordsOtherFormsCountAsTheWord) {
   auto c = scored("migrate Postgres", {{.title = "Migrating Postgres to a new cluster"},
                                        {.title = "We migrated Postgres in an afternoon"},
