@@ -182,12 +182,15 @@ std::string decode_entities(std::string_view s) {
 }
 
 // Printable ASCII without TeX or entity escapes: decode_escapes would return it as it is.
+// No early exit: the loop vectorizes, and most text is plain.
 bool plain_text(std::string_view s) {
+  unsigned escape = 0;
   for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x80 || c == '\\' || c == '{' || c == '&') return false;
+    const unsigned u = static_cast<unsigned char>(c);
+    escape |= static_cast<unsigned>(u - 0x20 >= 0x60) | static_cast<unsigned>(u == '\\') | static_cast<unsigned>(u == '{') |
+              static_cast<unsigned>(u == '&');  // u - 0x20 >= 0x60: under 0x20 or from 0x80
   }
-  return true;
+  return escape == 0;
 }
 
 std::string decode_escapes(std::string_view s) {
@@ -216,7 +219,9 @@ std::string spell_out(std::string s) {
 }
 
 bool is_ascii(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  unsigned char bits = 0;  // every byte's high bit, ORed: a loop that vectorizes
+  for (char c : s) bits |= static_cast<unsigned char>(c);
+  return bits < 0x80;
 }
 
 // Folds text that is already unescaped and valid UTF-8.
@@ -304,11 +309,20 @@ void codepoints(std::string_view s, std::vector<Cp>& out) {
   }
 }
 
+// The code points of ASCII text without a buffer: each byte is one, at its own offset (what
+// codepoints() would store for it). Most titles and snippets are ASCII.
+struct AsciiCps {
+  std::string_view s;
+  std::size_t size() const { return s.size(); }
+  Cp operator[](std::size_t k) const { return {static_cast<unsigned char>(s[k]), k, 1}; }
+};
+
 // A period that ends an abbreviation, not a sentence: an initial ("John F. Kennedy", the last
 // "." of "U.S.") or a short capitalised title before a name ("Rep. Adam Smith", "St. Louis",
 // "Dr. Who"). Guessed from the word's shape, as a reader does; a word it mistakes for a title
 // ("Meet Zed. It is fast") only joins two sentences.
-bool abbreviation_dot(const std::vector<Cp>& cps, std::size_t k) {
+template <typename Cps>
+bool abbreviation_dot(const Cps& cps, std::size_t k) {
   static const bool off = ablated("initials");
   if (off || k == 0 || !word_char(cps[k - 1].cp)) return false;
   std::size_t b = k;  // the word's first code point
@@ -334,12 +348,11 @@ std::vector<Word> match_words(std::string_view text) {
   return out;
 }
 
-void match_words(std::string_view text, std::vector<Word>& out) {
-  out.clear();
-  std::string decoded;
-  const std::string_view clean = plain_text(text) ? text : std::string_view(decoded = decode_escapes(text));
-  thread_local std::vector<Cp> cps;
-  codepoints(clean, cps);
+namespace {
+
+// match_words over the code points of `clean` (a std::vector<Cp> or AsciiCps).
+template <typename Cps>
+void split_words(std::string_view clean, const Cps& cps, std::vector<Word>& out) {
   std::size_t start = std::string::npos;  // byte offset of the current word
   bool pending_break = false, pending_headline = false, pending_join = false, apostrophe = false, ascii = true;
   char pending_joiner = 0;
@@ -453,6 +466,19 @@ void match_words(std::string_view text, std::vector<Word>& out) {
     }
   }
   flush(clean.size());
+}
+
+}  // namespace
+
+void match_words(std::string_view text, std::vector<Word>& out) {
+  out.clear();
+  std::string decoded;
+  const bool plain = plain_text(text);  // plain text is ASCII
+  const std::string_view clean = plain ? text : std::string_view(decoded = decode_escapes(text));
+  if (plain || is_ascii(clean)) return split_words(clean, AsciiCps{clean}, out);
+  thread_local std::vector<Cp> cps;
+  codepoints(clean, cps);
+  split_words(clean, cps, out);
 }
 
 bool is_ideograph_word(std::string_view folded) {
