@@ -637,11 +637,11 @@ void sense_feedback(Corpus& c, std::vector<double>& rel, const std::vector<bool>
   for (const auto& s : c.topic.spans)
     for (TokenId id : s.seq) eligible[id] = false;
   for (TokenId id : c.topic.tokens) eligible[id] = false;
-  std::vector<std::uint32_t> stamp(c.dict.size(), ~0u);
   std::vector<bool> short_word(c.dict.size());  // under 3 bytes, looked up once per word, not per occurrence
   for (TokenId id = 0; id < c.dict.size(); ++id) short_word[id] = c.dict.text(id).size() < 3;
   // Calls fn once per distinct eligible word of item i: title, the text's first words, labels.
-  auto each_word = [&](std::size_t i, std::uint32_t mark, auto&& fn) {
+  // stamp[id] == mark: seen in this item already.
+  auto each_word = [&](std::vector<std::uint32_t>& stamp, std::size_t i, std::uint32_t mark, auto&& fn) {
     const auto& feat = c.features[i];
     auto visit = [&](const MatchWord& w) {
       if ((w.flags & (kStop | kNumber)) || !eligible[w.id] || stamp[w.id] == mark) return;
@@ -654,12 +654,31 @@ void sense_feedback(Corpus& c, std::vector<double>& rel, const std::vector<bool>
     for (TokenId l : feat.context_labels)
       if (l < eligible.size() && eligible[l] && stamp[l] != mark) stamp[l] = mark, fn(l);
   };
+  // Both passes run chunks of items on threads (core::parallel_chunks), each chunk with stamps of
+  // its own; the first counts into the chunk's own df and fdf, summed after in chunk order
+  // (integers: the one pass's counts). The second writes its own items' sense and words only.
+  // At most eight chunks: each holds three vectors the dictionary's size.
+  const std::size_t chunk = std::max<std::size_t>(2048, (n + 7) / 8);
+  const std::size_t threads = core::cpu_threads();  // read once: both passes cut the same chunks
+  std::vector<std::vector<int>> df_of((n + chunk - 1) / chunk), fdf_of(df_of.size());
+  core::parallel_chunks(n, chunk, threads, [&](std::size_t k, std::size_t begin, std::size_t end) {
+    std::vector<std::uint32_t> stamp(c.dict.size(), ~0u);
+    auto& df = df_of[k];
+    auto& fdf = fdf_of[k];
+    df.assign(c.dict.size(), 0);
+    fdf.assign(c.dict.size(), 0);
+    for (std::size_t i = begin; i < end; ++i)
+      each_word(stamp, i, static_cast<std::uint32_t>(i), [&](TokenId id) {
+        ++df[id];
+        fdf[id] += feedback[i] ? 1 : 0;
+      });
+  });
   std::vector<int> df(c.dict.size(), 0), fdf(c.dict.size(), 0);
-  for (std::size_t i = 0; i < n; ++i)
-    each_word(i, static_cast<std::uint32_t>(i), [&](TokenId id) {
-      ++df[id];
-      fdf[id] += feedback[i] ? 1 : 0;
-    });
+  for (std::size_t k = 0; k < df_of.size(); ++k)
+    for (TokenId id = 0; id < df_of[k].size(); ++id) {
+      df[id] += df_of[k][id];
+      fdf[id] += fdf_of[k][id];
+    }
   const double nn = static_cast<double>(n), ff = static_cast<double>(f_count);
   std::vector<std::pair<double, TokenId>> ranked;
   for (TokenId id = 0; id < df.size(); ++id) {
@@ -682,12 +701,15 @@ void sense_feedback(Corpus& c, std::vector<double>& rel, const std::vector<bool>
   // Each item's evidence; a strong match is measured against the others (leave one out).
   std::vector<double> sense(n, 0.0);
   std::vector<std::size_t> words(n, 0);
-  for (std::size_t i = 0; i < n; ++i)
-    each_word(i, static_cast<std::uint32_t>(n + i), [&](TokenId id) {
-      ++words[i];
-      if (!profile[id]) return;
-      sense[i] += std::max(0.0, feedback[i] ? weight_out[id] : weight[id]);
-    });
+  core::parallel_chunks(n, chunk, threads, [&](std::size_t, std::size_t begin, std::size_t end) {
+    std::vector<std::uint32_t> stamp(c.dict.size(), ~0u);
+    for (std::size_t i = begin; i < end; ++i)
+      each_word(stamp, i, static_cast<std::uint32_t>(i), [&](TokenId id) {
+        ++words[i];
+        if (!profile[id]) return;
+        sense[i] += std::max(0.0, feedback[i] ? weight_out[id] : weight[id]);
+      });
+  });
   double ref = 0;
   for (std::size_t i = 0; i < n; ++i) ref += feedback[i] ? sense[i] : 0.0;
   ref /= ff;

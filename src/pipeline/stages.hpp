@@ -6,8 +6,9 @@
 // joined before it returns) only where each chunk writes its own items' results and reads
 // nothing another chunk writes, so the result is the one-thread pass's whatever the
 // scheduling (tests/concurrency/normalize_parallel_test.cpp compares the two). Threaded so:
-// normalize, relevance's per-item scores, dedupe's hashes, the rerank's "why", the stories'
-// assembly in cluster. The greedy passes (dedupe's folds, cluster's joins) stay in order.
+// normalize, relevance's per-item scores and sense feedback's counts, dedupe's hashes, the
+// rerank's "why", the stories' assembly in cluster. The greedy passes (dedupe's folds,
+// cluster's joins) stay in order.
 #include <map>
 #include <string>
 #include <string_view>

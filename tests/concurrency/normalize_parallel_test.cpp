@@ -6,6 +6,7 @@
 // share nothing unsynchronized.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -89,7 +90,7 @@ TEST(NormalizeParallel, ChunksOnThreadsGiveTheIdsAndFeaturesOfOneItemAtATime) {
 namespace {
 
 // items(), dated, engaged, some cross-posted (the same URL) and some near-duplicate titles,
-// some with the whole topic in the text: every stage has work.
+// some with the whole topic in the text or the title: every stage has work.
 std::vector<model::Item> ranked_items(std::size_t n, const model::Window& w) {
   auto out = items(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -99,6 +100,10 @@ std::vector<model::Item> ranked_items(std::size_t n, const model::Window& w) {
     if (i % 7 == 0) it.snippet += " a new rust async runtime";
     if (i % 13 == 0 && i > 0) it.url = out[i - 1].url;
     if (i % 17 == 0 && i > 0) it.title = out[i - 1].title + " now";
+    // Strong matches (the topic in the title, in order) and the words they share with others:
+    // sense feedback has a profile to count and items to judge.
+    if (i % 5 == 0) it.title = "Rust async runtime scheduler " + it.title;
+    if (i % 6 == 0) it.snippet += " scheduler internals";
     it.hits = {{static_cast<int>(i % 2), static_cast<int>(i), it.source}};
   }
   return out;
@@ -135,6 +140,10 @@ TEST(RankParallel, TwoThreadsGiveWhatOneThreadGives) {
   ASSERT_EQ(one.ranked.folded, two.ranked.folded);
   ASSERT_GT(one.ranked.folded, 0);  // the test covers dedupe's folds, not only its hashes
   ASSERT_EQ(one.c.items.size(), two.c.items.size());
+  // ... and sense feedback's counts (relevance.cpp, in chunks of items): it judged some items.
+  const auto judged =
+      std::count_if(one.c.features.begin(), one.c.features.end(), [](const Features& f) { return f.evidence.sense >= 0; });
+  ASSERT_GT(judged, 0);
   for (std::size_t i = 0; i < one.c.items.size(); ++i) {
     const auto& a = one.c.items[i];
     const auto& b = two.c.items[i];
