@@ -264,13 +264,23 @@ Token classify(const std::string& raw) {
   return t;
 }
 
-// The words with each version's prefix dropped ("v1.38" -> "1.38"): not the same search, so
-// the topic as typed is asked too.
-std::vector<std::string> unprefixed(std::vector<std::string> words) {
-  static const bool off = core::ablated("version-forms");
-  if (off) return words;
-  for (auto& w : words)
-    if (auto bare = unprefixed_version(w)) w = *bare;
+// The words as the platforms' literal searches need them: a version without its prefix
+// ("v1.38" -> "1.38") and a name without its possessive ("Tim Cook's" -> "Tim Cook": a search
+// for "cook's" misses every "Cook"). Not the same search, so the topic as typed is asked too.
+std::vector<std::string> plain_forms(std::vector<std::string> words) {
+  static const bool versions = !core::ablated("version-forms"), possessives = !core::ablated("possessive");
+  for (auto& w : words) {
+    if (auto bare = unprefixed_version(w); bare && versions) {
+      w = *bare;
+      continue;
+    }
+    for (std::string_view mark : {"'s", "\u2019s"}) {
+      if (!possessives || w.size() < mark.size() + 2 || !std::string_view(w).ends_with(mark)) continue;
+      const std::string owner = w.substr(0, w.size() - mark.size());
+      if (!core::is_stopword(folded_words(owner))) w = owner;  // not "let's", "it's", "what's"
+      break;
+    }
+  }
   return words;
 }
 
@@ -475,16 +485,16 @@ model::Plan make_plan(std::string_view topic_in, model::Depth depth, std::vector
   p.synonyms = merge_synonyms(std::move(host_synonyms), table_synonyms(topic));
 
   const int cap = max_sub_queries(depth) + (sides.empty() ? 0 : 1);
-  const Parts split = topic_parts(unprefixed(written_words(topic)));
+  const Parts split = topic_parts(plain_forms(written_words(topic)));
   // A question is asked without its frame: "how do I reduce Docker image size" holds words
   // no answer repeats. The topic as typed stays first otherwise (GitHub's keyless issue
   // search and the newest-first HN search use only the first sub-query).
   const std::string first = split.question && !split.core.empty() ? split.core : topic;
   add_unique(p, first, 1.0, cap);
   for (const auto& side : sides) add_unique(p, side, 0.8, cap);
-  // "Kubernetes v1.38" is mostly written "Kubernetes 1.38": that is asked next, and the
-  // spellings and parts are made from it.
-  const auto written = unprefixed(written_words(first));
+  // "Kubernetes v1.38" is mostly written "Kubernetes 1.38", "Tim Cook's" "Tim Cook": that is
+  // asked next, and the spellings and parts are made from it.
+  const auto written = plain_forms(written_words(first));
   if (written != written_words(first)) add_unique(p, join(written), 0.9, cap);
   add_spellings(p, written, depth, cap);
   if (sides.empty()) add_parts(p, split, written, cap);

@@ -468,6 +468,18 @@ TEST(Plan, AVersionWrittenWithItsPrefixOrAHyphenIsPlannedAsTheVersion) {
   EXPECT_EQ(make_plan("Wi-Fi 7 routers", model::Depth::standard).sub_queries[0].text, "Wi-Fi 7 routers");
 }
 
+// A possessive is asked without its 's too ("cook's" is not "Cook" to a literal search);
+// a contraction is no possessive.
+TEST(Plan, APossessiveIsAlsoAskedWithoutIt) {
+  const auto p = make_plan("Tim Cook's", model::Depth::standard);
+  ASSERT_GE(p.sub_queries.size(), 2u);
+  EXPECT_EQ(p.sub_queries[0].text, "Tim Cook's");
+  EXPECT_EQ(p.sub_queries[1].text, "Tim Cook");
+  EXPECT_EQ(make_plan("Apple\u2019s M5", model::Depth::standard).sub_queries[1].text, "Apple M5");
+  for (const auto& s : make_plan("Let's Encrypt outage", model::Depth::standard).sub_queries)
+    EXPECT_EQ(s.text.find("Let "), std::string::npos) << s.text;
+}
+
 TEST(Plan, EveryHostSpellingIsAskedUpToADeepRunsCount) {
   // A host names the ways a topic is written because stories use them: at a default depth all
   // of them are asked (up to a deep run's five), not only the first two the depth would allow.
