@@ -237,7 +237,8 @@ std::vector<std::string> spaced_versions(const std::vector<std::string>& words) 
 }
 
 std::optional<std::string> unprefixed_version(std::string_view word) {
-  if (word.size() < 2 || (word[0] != 'v' && word[0] != 'V') || !digits_and_dots(word.substr(1))) return std::nullopt;
+  // A lower-case "v" and a dotted or two-digit number: "V8" and "v8" are an engine's name.
+  if (word.size() < 3 || word[0] != 'v' || !digits_and_dots(word.substr(1))) return std::nullopt;
   return std::string(word.substr(1));
 }
 
@@ -265,7 +266,8 @@ Topic analyze_topic(std::string_view topic, TokenDict& dict, const std::vector<m
   std::vector<std::string> folded_words;  // per term, its words joined by spaces (for synonyms)
   for (const auto& written : raw_words) {
     // "Kubernetes v1.38" names the version 1.38: its term is the number, "v1.38" one of its forms.
-    const auto bare = unprefixed_version(written);
+    // Only after a word: a topic opening "v12" names that.
+    const auto bare = t.terms.empty() ? std::nullopt : unprefixed_version(written);
     const std::string& raw = bare ? *bare : written;
     const auto words = core::match_words(raw);
     if (words.empty()) continue;
@@ -309,6 +311,7 @@ Topic analyze_topic(std::string_view topic, TokenDict& dict, const std::vector<m
   static const bool prefixed = !core::ablated("version-forms");
   for (auto& term : t.terms) {
     if (!prefixed || term.version_of < 0 || term.forms[0].empty()) continue;
+    if (term.forms[0].size() == 1 && dict.text(term.forms[0][0]).size() < 2) continue;  // "Node 8": not "V8"
     auto form = term.forms[0];
     form[0] = dict.intern("v" + dict.text(form[0]));
     term.forms.push_back(std::move(form));

@@ -269,8 +269,9 @@ Token classify(const std::string& raw) {
 // for "cook's" misses every "Cook"). Not the same search, so the topic as typed is asked too.
 std::vector<std::string> plain_forms(std::vector<std::string> words) {
   static const bool versions = !core::ablated("version-forms"), possessives = !core::ablated("possessive");
-  for (auto& w : words) {
-    if (auto bare = unprefixed_version(w); bare && versions) {
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    auto& w = words[i];
+    if (auto bare = unprefixed_version(w); bare && versions && i > 0) {
       w = *bare;
       continue;
     }

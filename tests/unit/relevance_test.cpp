@@ -168,6 +168,10 @@ TEST(Relevance, AVersionWrittenWithItsPrefixOrAHyphenIsTheVersion) {
     EXPECT_GE(rel(c, 2), 0.99) << topic;
     EXPECT_LT(rel(c, 3), 0.5) << topic << ": another release";
   }
+  // "V8" is a name, not version 8.
+  const auto engine = scored("V8 engine", {{.title = "V8 engine ships a faster JIT"}, {.title = "8 engine types explained"}});
+  EXPECT_GE(rel(engine, 0), 0.99);
+  EXPECT_LT(rel(engine, 1), 0.5);
   // The hyphenated topic gets the name's spellings, as the spaced one does.
   const auto plan = make_plan("PostgreSQL-19", model::Depth::standard);
   const auto c = scored("PostgreSQL-19", {{.title = "Postgres 19 beta 1: what changes for upgrades"}}, plan.synonyms);
@@ -463,7 +467,10 @@ TEST(Plan, AVersionWrittenWithItsPrefixOrAHyphenIsPlannedAsTheVersion) {
   EXPECT_EQ(v[0], "Kubernetes v1.38");
   EXPECT_EQ(v[1], "Kubernetes 1.38");
   EXPECT_EQ(v[2], "K8s 1.38") << "the spellings are made from the version";
-  // Not a version: an identifier with several dashes, a word with a hyphen.
+  // Not a version: an engine's name, an identifier with several dashes, a word with a hyphen.
+  for (const std::string topic : {"V8 engine flags", "Chrome V8", "v8 engine"})
+    for (const auto& s : make_plan(topic, model::Depth::standard).sub_queries)
+      EXPECT_NE(s.text.find_first_of("vV"), std::string::npos) << topic << ": " << s.text;
   EXPECT_EQ(make_plan("CVE-2026-31790", model::Depth::standard).sub_queries[0].text, "CVE-2026-31790");
   EXPECT_EQ(make_plan("Wi-Fi 7 routers", model::Depth::standard).sub_queries[0].text, "Wi-Fi 7 routers");
 }
