@@ -236,10 +236,15 @@ std::vector<std::string> spaced_versions(const std::vector<std::string>& words) 
   return out;
 }
 
-std::optional<std::string> unprefixed_version(std::string_view word) {
-  // A lower-case "v" and a dotted or two-digit number: "V8" and "v8" are an engine's name.
-  if (word.size() < 3 || word[0] != 'v' || !digits_and_dots(word.substr(1))) return std::nullopt;
-  return std::string(word.substr(1));
+std::vector<std::string> unprefixed_versions(std::vector<std::string> words) {
+  static const bool off = core::ablated("version-forms");
+  if (off) return words;
+  // After a word only (a topic opening "v12" names that), a lower-case "v" and a dotted or
+  // two-digit number: "V8" and "v8" are an engine's name.
+  for (std::size_t i = 1; i < words.size(); ++i)
+    if (const auto& w = words[i]; w.size() >= 3 && w[0] == 'v' && digits_and_dots(std::string_view(w).substr(1)))
+      words[i] = w.substr(1);
+  return words;
 }
 
 std::vector<std::string> written_words(std::string_view topic) {
@@ -261,14 +266,12 @@ Topic analyze_topic(std::string_view topic, TokenDict& dict, const std::vector<m
   for (TokenId id : t.tokens) t.generic.push_back(core::is_generic(dict.text(id)));
 
   // One term per written word; the words a term folds into must appear together.
-  const auto raw_words = spaced_versions(written_words(topic));
-  const TypedCase typed = typed_case(raw_words);
+  const auto spaced = spaced_versions(written_words(topic));
+  const TypedCase typed = typed_case(spaced);
+  // "Kubernetes v1.38" names the version 1.38: its term is the number, "v1.38" one of its forms.
+  const auto raw_words = unprefixed_versions(spaced);
   std::vector<std::string> folded_words;  // per term, its words joined by spaces (for synonyms)
-  for (const auto& written : raw_words) {
-    // "Kubernetes v1.38" names the version 1.38: its term is the number, "v1.38" one of its forms.
-    // Only after a word: a topic opening "v12" names that.
-    const auto bare = t.terms.empty() ? std::nullopt : unprefixed_version(written);
-    const std::string& raw = bare ? *bare : written;
+  for (const auto& raw : raw_words) {
     const auto words = core::match_words(raw);
     if (words.empty()) continue;
     TopicTerm term;

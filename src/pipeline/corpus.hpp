@@ -186,9 +186,9 @@ struct Corpus {
 std::vector<std::string> written_words(std::string_view topic);
 // "PostgreSQL-19" -> "PostgreSQL", "19": a name hyphenated to its version, as two words.
 std::vector<std::string> spaced_versions(const std::vector<std::string>& words);
-// "v1.38" -> "1.38", "v19" -> "19": a version written with its prefix (a lower-case "v", a
-// dotted or two-digit number: not "V8"); nullopt for any other word.
-std::optional<std::string> unprefixed_version(std::string_view word);
+// "Kubernetes v1.38" -> "Kubernetes 1.38", "Node v24" -> "Node 24": each version written with
+// its prefix after another word (a lower-case "v", a dotted or two-digit number: not "V8").
+std::vector<std::string> unprefixed_versions(std::vector<std::string> words);
 // The topic as relevance sees it. synonyms: the plan's (built-in table and host-supplied).
 Topic analyze_topic(std::string_view topic, TokenDict& dict, const std::vector<model::Synonym>& synonyms = {});
 // Words relevance does not count as evidence on their own: core::is_generic plus words that

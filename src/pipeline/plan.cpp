@@ -267,21 +267,17 @@ Token classify(const std::string& raw) {
 // The words as the platforms' literal searches need them: a version without its prefix
 // ("v1.38" -> "1.38") and a name without its possessive ("Tim Cook's" -> "Tim Cook": a search
 // for "cook's" misses every "Cook"). Not the same search, so the topic as typed is asked too.
-std::vector<std::string> plain_forms(std::vector<std::string> words) {
-  static const bool versions = !core::ablated("version-forms"), possessives = !core::ablated("possessive");
-  for (std::size_t i = 0; i < words.size(); ++i) {
-    auto& w = words[i];
-    if (auto bare = unprefixed_version(w); bare && versions && i > 0) {
-      w = *bare;
-      continue;
-    }
-    for (std::string_view mark : {"'s", "\u2019s"}) {
-      if (!possessives || w.size() < mark.size() + 2 || !std::string_view(w).ends_with(mark)) continue;
-      const std::string owner = w.substr(0, w.size() - mark.size());
-      if (!core::is_stopword(folded_words(owner))) w = owner;  // not "let's", "it's", "what's"
-      break;
-    }
-  }
+std::vector<std::string> plain_forms(const std::vector<std::string>& written) {
+  static const bool possessives = !core::ablated("possessive");
+  auto words = unprefixed_versions(written);
+  if (possessives)
+    for (auto& w : words)
+      for (std::string_view mark : {"'s", "\u2019s"}) {
+        if (w.size() < mark.size() + 2 || !std::string_view(w).ends_with(mark)) continue;
+        const std::string owner = w.substr(0, w.size() - mark.size());
+        if (!core::is_stopword(folded_words(owner))) w = owner;  // not "let's", "it's", "what's"
+        break;
+      }
   return words;
 }
 
@@ -495,8 +491,9 @@ model::Plan make_plan(std::string_view topic_in, model::Depth depth, std::vector
   for (const auto& side : sides) add_unique(p, side, 0.8, cap);
   // "Kubernetes v1.38" is mostly written "Kubernetes 1.38", "Tim Cook's" "Tim Cook": that is
   // asked next, and the spellings and parts are made from it.
-  const auto written = plain_forms(written_words(first));
-  if (written != written_words(first)) add_unique(p, join(written), 0.9, cap);
+  const auto as_typed = written_words(first);
+  const auto written = plain_forms(as_typed);
+  if (written != as_typed) add_unique(p, join(written), 0.9, cap);
   add_spellings(p, written, depth, cap);
   if (sides.empty()) add_parts(p, split, written, cap);
   // The topic without its generic words ("Vision Pro 2 review" -> "Vision Pro 2"), when at
