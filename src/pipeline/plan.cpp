@@ -257,8 +257,10 @@ Token classify(const std::string& raw) {
   t.acronym = upper_all && t.letters >= 2;
   t.inner_caps = !t.acronym && uppers_after_first > 0;
   const bool shaped = raw.find_first_of("+#") != std::string::npos || (parts.size() > 1 && parts[0].lower);  // llama.cpp, c++
-  if (parts.size() == 1 && parts[0].upper && raw.back() == '.' && t.letters <= 4 && !digit)
-    t.kind = Kind::title;  // Rep., Dr., Sen.
+  // "Rep.", "Dr.", "Sen.", also typed in lower case ("rep. adam smith"): a topic is no sentence,
+  // so a short word with a period is an abbreviation.
+  if (parts.size() == 1 && (parts[0].upper || parts[0].lower) && raw.back() == '.' && t.letters <= 4 && !digit)
+    t.kind = Kind::title;
   else if (parts[0].upper || t.ident || t.inner_caps || shaped || caseless) t.kind = Kind::name;
   else t.kind = Kind::common;
   return t;
@@ -339,10 +341,14 @@ Parts topic_parts(const std::vector<std::string>& written_as_typed) {
         else units.push_back({{t.raw}, false, false}), open = true;
         break;
       case Kind::title:
-        // "Rep. Adam Smith": a title before a name is a qualifier, not part of the name.
-        if (i + 1 < toks.size() && toks[i + 1].kind == Kind::name)
+        // "Rep. Adam Smith": a title before a name is a qualifier, not part of the name; and what
+        // follows it is a name however it is typed ("rep. adam smith").
+        if (i + 1 < toks.size() && (toks[i + 1].kind == Kind::name || toks[i + 1].kind == Kind::common)) {
           out.qualifiers.push_back({{t.raw}, false, false}), open = false;
-        else units.push_back({{t.raw}, true, false}), open = true;
+          for (std::size_t j = i + 1; j < toks.size() && toks[j].kind == Kind::common; ++j) toks[j].kind = Kind::name;
+        } else {
+          units.push_back({{t.raw}, true, false}), open = true;
+        }
         break;
       case Kind::name:
         if (t.ident || !open || !units.back().name) {

@@ -507,6 +507,7 @@ Knowledge learn(const Corpus& c) {
     int named_after = 0, free_after = 0;  // followed by a capitalised word other than the next term
     int named_before = 0, free_before = 0;
     int partner_after = 0, partner_before = 0;  // by the topic's own next (previous) name
+    int text_upper = 0, text_lower = 0;         // mid-sentence spellings in the items' texts
   };
   std::vector<Counts> counts(n);
   std::vector<bool> counted(c.dict.size(), false);  // per token id: some term below looks at it
@@ -536,13 +537,43 @@ Knowledge learn(const Corpus& c) {
       }
     }
   }
+  // The texts' spellings too: a name that few titles write mid-sentence ("Bun 2.0" opens most of
+  // them, and "messy bun 2.0" is a hair tutorial) is written capitalised throughout the release
+  // notes and benchmarks. Read only for the words the titles leave undecided: most topics are
+  // typed with their names capitalised, and a text has ten times a title's words.
   const auto share = [](int yes, int no) { return yes >= kLearnMin && yes >= kLearnShare * (yes + no); };
+  static const bool texts = !core::ablated("text-case");
+  std::vector<bool> undecided(c.dict.size(), false);
+  bool any_undecided = false;
   for (std::size_t i = 0; i < n; ++i) {
     const auto& term = t.terms[i];
+    if (term.connector || term.number || term.generic || term.forms[0].size() != 1) continue;
+    if ((term.proper && !term.case_unsure) || share(counts[i].upper, counts[i].lower)) continue;
+    undecided[term.forms[0][0]] = any_undecided = texts;
+  }
+  for (const auto& f : c.features) {
+    if (!any_undecided || f.snippet_case_free) continue;
+    const auto& w = f.snippet_words;
+    for (std::size_t p = 1; p < w.size(); ++p) {
+      if (!undecided[w[p].id] || (w[p].flags & kBreak)) continue;
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto& term = t.terms[i];
+        if (term.connector || term.number || term.forms[0].size() != 1 || w[p].id != term.forms[0][0]) continue;
+        counts[i].text_upper += (w[p].flags & kUpper) ? 1 : 0;
+        counts[i].text_lower += (w[p].flags & kLower) ? 1 : 0;
+      }
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& term = t.terms[i];
+    const auto& ct = counts[i];
     // A capital typed in a topic whose case says little ("Starlink Outage") gives way to the
-    // corpus's lower case ("the outage").
-    const bool typed = term.proper && !(term.case_unsure && share(counts[i].lower, counts[i].upper));
-    k.proper[i] = typed || (!term.connector && !term.number && !term.generic && share(counts[i].upper, counts[i].lower));
+    // corpus's lower case ("the outage") in the titles.
+    const bool typed = term.proper && !(term.case_unsure && share(ct.lower, ct.upper));
+    // The texts can show a name the titles are too few to show; they never unmake one the titles
+    // show: prose uses the common word more freely than headlines do ("the double helix").
+    const bool written = share(ct.upper, ct.lower) || share(ct.upper + ct.text_upper, ct.lower + ct.text_lower);
+    k.proper[i] = typed || (!term.connector && !term.number && !term.generic && written);
   }
   // Binding only between two names written next to each other in the topic. A first name the
   // corpus nearly always writes before a name (its partner counted: "Adam Smith" fifteen times)

@@ -338,6 +338,8 @@ TEST(Plan, AsksForTheHeadWithoutItsQualifiers) {
   q = asked("Rep. Adam Smith");
   EXPECT_EQ(q[0], "Rep. Adam Smith");
   EXPECT_TRUE(has(q, "Adam Smith")) << "a title is a qualifier, not part of the name";
+  q = asked("rep. adam smith");
+  EXPECT_TRUE(has(q, "adam smith")) << "what follows a title is a name, however it is typed";
   q = asked("Washington minimum wage");
   EXPECT_TRUE(has(q, "Washington"));
   EXPECT_TRUE(has(q, "Washington wage")) << "the head with the qualifier's own head noun";

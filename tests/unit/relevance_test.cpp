@@ -178,6 +178,32 @@ TEST(Relevance, AVersionWrittenWithItsPrefixOrAHyphenIsTheVersion) {
   EXPECT_GT(rel(c, 0), 0.9);
 }
 
+// A topic typed in lower case learns its names from how the items write them, the texts too:
+// few titles write "Bun" mid-sentence (it opens most of them), the release notes do throughout.
+// The texts only add a name; they never unmake one the titles show ("the double helix").
+TEST(Relevance, TheTextsCanShowANameTheTitlesAreTooFewToShow) {
+  const auto bun = scored(
+      "bun 2.0", {{.title = "Bun 2.0 is out", .snippet = "The release makes Bun faster, and Bun now ships a test runner."},
+                  {.title = "Benchmarks: Node vs Bun 2.0", .snippet = "We ran Bun against Node; then we ran Bun against Deno."},
+                  {.title = "Migrating a monorepo to Bun 2.0", .snippet = "Moving to Bun took a week."},
+                  {.title = "Messy bun 2.0: the claw clip method, step by step"},
+                  {.title = "Brioche bun 2.0: I fixed my dense crumb"}});
+  EXPECT_GE(rel(bun, 0), 0.99);
+  EXPECT_GE(rel(bun, 1), 0.99);
+  for (std::size_t i : {3u, 4u}) EXPECT_LT(rel(bun, i), kRelevanceFloor) << bun.items[i].title << ": the common word";
+  const auto helix = scored(
+      "helix", {{.title = "Why I switched from Neovim to Helix after ten years"},
+                {.title = "How Helix embedded a Scheme for its plugins"},
+                {.title = "Tried Helix for a month"},
+                {.title = "Show HN: file marks for Helix"},
+                {.title = "A Steel plugin for Helix"},
+                {.title = "AlphaFold predicts helix-to-sheet transitions",
+                 .snippet = "An alpha helix turns into a sheet; the helix breaks, the helix bends, a helix forms."},
+                {.title = "Why is the DNA double helix right-handed?", .snippet = "The double helix and the helix axis."}});
+  EXPECT_GE(rel(helix, 0), 0.99);
+  for (std::size_t i : {5u, 6u}) EXPECT_LT(rel(helix, i), kRelevanceFloor) << helix.items[i].title << ": the common word";
+}
+
 // A hyphen between plain words makes a compound of the prose around it, not an identifier:
 // its case says what it says elsewhere. Identifiers ('/', '_', '.', digits) stay case-free.
 TEST(Relevance, AHyphenatedCompoundInLowerCaseIsTheCommonWord) {
