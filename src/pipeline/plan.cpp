@@ -472,6 +472,63 @@ std::span<const std::string_view> plan_intents() {
   return kIntents;
 }
 
+namespace {
+
+// Words that say what the user asks for rather than what about: the run already brings the
+// window's news, newest first. A platform's search holds every query word, so "Kubernetes 1.38
+// news" would return only the stories that say "news". Lower case only: "Fox News" is a name.
+bool request_word(std::string_view folded) {
+  static const std::set<std::string_view> kWords{"news",  "latest",  "newest", "recent",      "recently",
+                                                 "today", "updates", "update", "developments"};
+  return kWords.count(folded) > 0;
+}
+
+bool period_word(std::string_view folded) { return folded == "week" || folded == "month" || folded == "year"; }
+
+}  // namespace
+
+std::string subject_of(std::string_view topic) {
+  static const bool off = core::ablated("request-words");
+  const auto typed = written_words(topic);
+  if (off || typed.empty()) return std::string(topic);
+  const auto read = case_reading(typed);
+  const auto fold = [](const std::string& w) -> std::optional<std::string> {
+    const auto parts = core::match_words(w);
+    if (parts.size() != 1 || !parts[0].lower) return std::nullopt;
+    return parts[0].text;
+  };
+  std::vector<bool> drop(typed.size(), false), stop(typed.size(), false);
+  for (std::size_t i = 0; i < typed.size(); ++i) {
+    const auto f = fold(read[i]);
+    stop[i] = f && core::is_stopword(*f);
+    if (f && request_word(*f)) drop[i] = true;
+    // "this week", "past month"
+    if (f && period_word(*f) && i > 0 && !drop[i - 1])
+      if (const auto g = fold(read[i - 1]); g && (*g == "this" || *g == "last" || *g == "past")) drop[i - 1] = drop[i] = true;
+  }
+  if (std::none_of(drop.begin(), drop.end(), [](bool d) { return d; })) return std::string(topic);
+  // The function words a dropped word leaves at either end go with it ("latest news on X"), but
+  // not a question's frame ("latest: how do I ...").
+  std::size_t first = 0, last = typed.size();
+  while (first < last && drop[first]) ++first;
+  while (last > first && drop[last - 1]) --last;
+  const bool lead = first > 0, trail = last < typed.size();
+  std::vector<std::string> kept;
+  std::vector<bool> kept_stop;
+  for (std::size_t i = first; i < last; ++i)
+    if (!drop[i]) kept.push_back(typed[i]), kept_stop.push_back(stop[i]);
+  std::size_t a = 0, b = kept.size();
+  const auto question_at = [&](std::size_t k) { return opens_question({kept.begin() + static_cast<long>(k), kept.end()}); };
+  if (lead)
+    while (a < b && kept_stop[a] && !question_at(a)) ++a;
+  if (trail)
+    while (b > a && kept_stop[b - 1]) --b;
+  const bool content = std::any_of(kept_stop.begin() + static_cast<long>(a), kept_stop.begin() + static_cast<long>(b),
+                                   [](bool st) { return !st; });
+  kept = std::vector<std::string>(kept.begin() + static_cast<long>(a), kept.begin() + static_cast<long>(b));
+  return content ? join(kept) : std::string(topic);
+}
+
 model::Plan make_plan(std::string_view topic_in, model::Depth depth, std::vector<model::Synonym> host_synonyms) {
   const std::string topic = join(spaced_versions(written_words(core::collapse_whitespace(topic_in))));
   const auto words = core::tokenize(topic);

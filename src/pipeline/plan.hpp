@@ -19,6 +19,10 @@ std::span<const std::string_view> plan_intents();
 // host_synonyms come first; the built-in table adds what they do not cover.
 model::Plan make_plan(std::string_view topic, model::Depth depth, std::vector<model::Synonym> host_synonyms = {});
 
+// The topic without the words that ask for news rather than name the subject ("latest",
+// "news", "this week", typed in lower case): what the run plans and scores by.
+std::string subject_of(std::string_view topic);
+
 // The built-in synonym and abbreviation table's entries for words of this topic.
 std::vector<model::Synonym> table_synonyms(std::string_view topic);
 // first, then the entries of `then` for terms `first` does not cover.

@@ -24,7 +24,9 @@ model::Report run_research(const ResearchSpec& spec, const ResearchEnv& env) {
   report.depth = spec.depth;
   report.window = spec.window;
   report.generated_at = spec.now;
-  report.plan = plan_for(spec.topic, spec.depth, spec.host_plan);  // 1. plan
+  // The brief keeps the topic as typed; the plan and the scores read its subject.
+  const std::string subject = subject_of(spec.topic);
+  report.plan = plan_for(subject, spec.depth, spec.host_plan);  // 1. plan
 
   const auto prof = profile(spec.depth);
   sources::Query query;
@@ -46,7 +48,7 @@ model::Report run_research(const ResearchSpec& spec, const ResearchEnv& env) {
 
   Corpus c;
   c.items = std::move(fetched.items);
-  c.topic = analyze_topic(spec.topic, c.dict, report.plan.synonyms);
+  c.topic = analyze_topic(subject, c.dict, report.plan.synonyms);
   report.clusters = rank(c, {spec.window, report.plan.sub_queries, report.plan.source_weights}).clusters;  // 3-12
 
   std::map<std::string, int> kept;

@@ -70,3 +70,24 @@ TEST(RankingCli, MalformedSynonymsExitTwoNamingThem) {
   }
   EXPECT_EQ(s.fake().log().size(), 0u) << "a bad plan stops the run before any request";
 }
+
+// "latest", "news", "this week" ask for what the run does anyway: the platforms are asked for
+// the subject (their searches hold every word, so "news" would empty them), the items are
+// scored by it, and the brief keeps the topic as typed.
+TEST(RankingCli, WordsThatAskForNewsAreNotPartOfTheSubject) {
+  Scenario plain_run, news_run;
+  const auto plain = run_json(plain_run, kArgs);
+  auto args = kArgs;
+  args[0] = "latest tokio runtime news this week";
+  const auto news = run_json(news_run, args);
+  EXPECT_EQ(news["topic"], "latest tokio runtime news this week");
+  ASSERT_FALSE(news["plan"]["sub_queries"].empty());
+  EXPECT_EQ(news["plan"]["sub_queries"][0]["query"], "tokio runtime");
+  EXPECT_EQ(news["plan"]["sub_queries"], plain["plan"]["sub_queries"]);
+  ASSERT_EQ(news["items"].size(), plain["items"].size());
+  for (std::size_t i = 0; i < plain["items"].size(); ++i) {
+    EXPECT_EQ(news["items"][i]["id"], plain["items"][i]["id"]);
+    EXPECT_EQ(news["items"][i]["scores"], plain["items"][i]["scores"]);
+  }
+  EXPECT_EQ(news_run.requests_starting("/hn/api/v1/search"), plain_run.requests_starting("/hn/api/v1/search"));
+}

@@ -353,6 +353,24 @@ TEST(Plan, AsksForTheHeadWithoutItsQualifiers) {
   EXPECT_EQ(asked("Paris Agreement"), (std::vector<std::string>{"Paris Agreement"}));
 }
 
+// The words that ask for news name no subject; typed in lower case they are left out, with the
+// function words they leave at the ends, but not a question's frame, and never all of the topic.
+TEST(Plan, TheSubjectIsTheTopicWithoutTheWordsThatAskForNews) {
+  EXPECT_EQ(subject_of("Kubernetes 1.38 news"), "Kubernetes 1.38");
+  EXPECT_EQ(subject_of("latest news on the Steam Machine"), "Steam Machine");
+  EXPECT_EQ(subject_of("Steam Machine this week"), "Steam Machine");
+  EXPECT_EQ(subject_of("recent developments in diffusion language models"), "diffusion language models");
+  EXPECT_EQ(subject_of("STEAM MACHINE NEWS"), "STEAM MACHINE") << "capitals say nothing of names";
+  EXPECT_EQ(subject_of("latest how do I reduce Docker image size"), "how do I reduce Docker image size");
+  EXPECT_EQ(subject_of("Fox News"), "Fox News") << "a name";
+  EXPECT_EQ(subject_of("Hacker News"), "Hacker News");
+  EXPECT_EQ(subject_of("news"), "news") << "never the whole topic";
+  EXPECT_EQ(subject_of("latest news"), "latest news");
+  EXPECT_EQ(subject_of("Swift 6 concurrency"), "Swift 6 concurrency");
+  EXPECT_EQ(subject_of("this week in rust"), "rust");
+  EXPECT_EQ(subject_of("This Week in Rust"), "This Week in Rust") << "the newsletter";
+}
+
 TEST(Plan, AQuestionIsAskedWithoutItsFrameAndTaskVerb) {
   auto q = asked("how to set up passkeys for elderly parents");
   EXPECT_EQ(q[0], "passkeys elderly parents") << "no answer repeats 'how to set up'";
