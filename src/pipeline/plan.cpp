@@ -222,7 +222,10 @@ bool opens_question(const std::vector<std::string>& written) {
   const std::string first = folded_words(written[0]);
   if (kAux.count(first)) return written.back().back() == '?';
   if (!kWh.count(first)) return false;
-  // Every word capitalised is a title ("How I Met Your Mother"), not a question.
+  // Every word capitalised is a title ("How I Met Your Mother"), not a question; a title's
+  // first word is, "what is Kubernetes 1.38" is a question.
+  const auto opening = core::match_words(written[0]);
+  if (!opening.empty() && opening[0].lower) return true;
   return !std::all_of(written.begin(), written.end(), [](const std::string& w) {
     const auto parts = core::match_words(w);
     return parts.empty() || !parts[0].lower || core::is_stopword(parts[0].text);
@@ -475,12 +478,24 @@ std::span<const std::string_view> plan_intents() {
 namespace {
 
 // Words that say what the user asks for rather than what about: the run already brings the
-// window's news, newest first. A platform's search holds every query word, so "Kubernetes 1.38
-// news" would return only the stories that say "news". Lower case only: "Fox News" is a name.
-bool request_word(std::string_view folded) {
-  static const std::set<std::string_view> kWords{"news",  "latest",  "newest", "recent",      "recently",
-                                                 "today", "updates", "update", "developments"};
-  return kWords.count(folded) > 0;
+// window's news and talk, newest first. A platform's search holds every query word, so
+// "Kubernetes 1.38 news" would return only the stories that say "news". Read at the topic's
+// ends only, in lower case ("Fox News" is a name): the asking, at either end; a platform's name
+// after the subject ("Steam Machine reddit": every source is asked anyway); a question's
+// opening about talk ("what are people saying about", "thoughts on", "what's new with").
+enum class Asking { no, either_end, trailing, leading };
+
+Asking asking(std::string_view folded) {
+  static const std::set<std::string_view> kEither{
+      "news",         "latest",     "newest",      "recent",   "recently", "today",     "updates",      "update",
+      "developments", "discussion", "discussions", "thoughts", "opinions", "reactions", "announcement", "announcements"};
+  static const std::set<std::string_view> kPlatforms{"reddit", "hn", "twitter", "bluesky", "youtube", "lobsters"};
+  static const std::set<std::string_view> kOpening{"people",  "everyone",  "anyone",   "saying", "say",  "think", "thinking",
+                                                   "talking", "happening", "happened", "going",  "tell", "new"};
+  if (kEither.count(folded)) return Asking::either_end;
+  if (kPlatforms.count(folded)) return Asking::trailing;
+  if (kOpening.count(folded)) return Asking::leading;
+  return Asking::no;
 }
 
 bool period_word(std::string_view folded) { return folded == "week" || folded == "month" || folded == "year"; }
@@ -492,41 +507,39 @@ std::string subject_of(std::string_view topic) {
   const auto typed = written_words(topic);
   if (off || typed.empty()) return std::string(topic);
   const auto read = case_reading(typed);
-  const auto fold = [](const std::string& w) -> std::optional<std::string> {
-    const auto parts = core::match_words(w);
-    if (parts.size() != 1 || !parts[0].lower) return std::nullopt;
-    return parts[0].text;
-  };
-  std::vector<bool> drop(typed.size(), false), stop(typed.size(), false);
-  for (std::size_t i = 0; i < typed.size(); ++i) {
-    const auto f = fold(read[i]);
-    stop[i] = f && core::is_stopword(*f);
-    if (f && request_word(*f)) drop[i] = true;
+  const std::size_t n = typed.size();
+  std::vector<Asking> ask(n, Asking::no);
+  std::vector<bool> stop(n, false);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto parts = core::match_words(read[i]);
+    if (parts.size() != 1 || !parts[0].lower) continue;
+    const std::string& f = parts[0].text;
+    stop[i] = core::is_stopword(f);
+    ask[i] = asking(f);
     // "this week", "past month"
-    if (f && period_word(*f) && i > 0 && !drop[i - 1])
-      if (const auto g = fold(read[i - 1]); g && (*g == "this" || *g == "last" || *g == "past")) drop[i - 1] = drop[i] = true;
+    if (period_word(f) && i > 0 && (read[i - 1] == "this" || read[i - 1] == "last" || read[i - 1] == "past"))
+      ask[i - 1] = ask[i] = Asking::either_end;
   }
-  if (std::none_of(drop.begin(), drop.end(), [](bool d) { return d; })) return std::string(topic);
-  // The function words a dropped word leaves at either end go with it ("latest news on X"), but
-  // not a question's frame ("latest: how do I ...").
-  std::size_t first = 0, last = typed.size();
-  while (first < last && drop[first]) ++first;
-  while (last > first && drop[last - 1]) --last;
-  const bool lead = first > 0, trail = last < typed.size();
-  std::vector<std::string> kept;
-  std::vector<bool> kept_stop;
-  for (std::size_t i = first; i < last; ++i)
-    if (!drop[i]) kept.push_back(typed[i]), kept_stop.push_back(stop[i]);
-  std::size_t a = 0, b = kept.size();
-  const auto question_at = [&](std::size_t k) { return opens_question({kept.begin() + static_cast<long>(k), kept.end()}); };
-  if (lead)
-    while (a < b && kept_stop[a] && !question_at(a)) ++a;
-  if (trail)
-    while (b > a && kept_stop[b - 1]) --b;
-  const bool content = std::any_of(kept_stop.begin() + static_cast<long>(a), kept_stop.begin() + static_cast<long>(b),
-                                   [](bool st) { return !st; });
-  kept = std::vector<std::string>(kept.begin() + static_cast<long>(a), kept.begin() + static_cast<long>(b));
-  return content ? join(kept) : std::string(topic);
+  const auto question_at = [&](std::size_t k) { return opens_question({typed.begin() + static_cast<long>(k), typed.end()}); };
+  // The run of asking and function words at each end goes, when it holds some asking; the
+  // opening stops where a question about the subject begins ("latest: how do I ...").
+  std::size_t a = 0, b = n;
+  bool lead = false, trail = false, talk = false;
+  while (a < n && !(talk && question_at(a)) && (stop[a] || ask[a] == Asking::either_end || ask[a] == Asking::leading))
+    talk |= ask[a] == Asking::leading, ++a;
+  if (!talk) {  // not a question about talk: one about the subject may follow the asking
+    a = 0;
+    while (a < n && !question_at(a) && (stop[a] || ask[a] == Asking::either_end)) lead |= ask[a] != Asking::no, ++a;
+    if (!lead) a = 0;
+  }
+  lead |= talk;
+  while (b > a && (stop[b - 1] || ask[b - 1] == Asking::either_end || ask[b - 1] == Asking::trailing))
+    trail |= ask[b - 1] != Asking::no, --b;
+  if (!trail) b = n;
+  const bool content =
+      std::any_of(stop.begin() + static_cast<long>(a), stop.begin() + static_cast<long>(b), [](bool st) { return !st; });
+  if ((!lead && !trail) || !content) return std::string(topic);
+  return join(std::vector<std::string>(typed.begin() + static_cast<long>(a), typed.begin() + static_cast<long>(b)));
 }
 
 model::Plan make_plan(std::string_view topic_in, model::Depth depth, std::vector<model::Synonym> host_synonyms) {

@@ -369,9 +369,19 @@ TEST(Plan, TheSubjectIsTheTopicWithoutTheWordsThatAskForNews) {
   EXPECT_EQ(subject_of("Swift 6 concurrency"), "Swift 6 concurrency");
   EXPECT_EQ(subject_of("this week in rust"), "rust");
   EXPECT_EQ(subject_of("This Week in Rust"), "This Week in Rust") << "the newsletter";
+  // A question about the talk, and a platform named after the subject: every source is asked.
+  EXPECT_EQ(subject_of("what are people saying about the Steam Machine"), "Steam Machine");
+  EXPECT_EQ(subject_of("thoughts on Zig 1.0"), "Zig 1.0");
+  EXPECT_EQ(subject_of("Steam Machine reddit"), "Steam Machine");
+  EXPECT_EQ(subject_of("reddit api pricing"), "reddit api pricing") << "the subject";
+  EXPECT_EQ(subject_of("what are people saying about how to set up passkeys"), "how to set up passkeys");
+  EXPECT_EQ(subject_of("Kubernetes news and updates"), "Kubernetes");
+  EXPECT_EQ(subject_of("Mistral news model"), "Mistral news model") << "only at the ends";
 }
 
 TEST(Plan, AQuestionIsAskedWithoutItsFrameAndTaskVerb) {
+  EXPECT_EQ(asked("what is Kubernetes 1.38")[0], "Kubernetes 1.38") << "a lower-case opening: a question, not a title";
+  EXPECT_EQ(asked("What Is Kubernetes 1.38")[0], "What Is Kubernetes 1.38") << "a title";
   auto q = asked("how to set up passkeys for elderly parents");
   EXPECT_EQ(q[0], "passkeys elderly parents") << "no answer repeats 'how to set up'";
   EXPECT_TRUE(has(q, "passkeys")) << "a lower-case question's first phrase is what it is about";
