@@ -414,13 +414,21 @@ std::optional<std::string> singular(const std::string& w) {
   return std::string(v.substr(0, v.size() - 1));
 }
 
+bool has_head(const Parts& parts) { return parts.names.size() == 1 && !parts.qualifiers.empty() && !weak_unit(parts.names[0]); }
+
+// The head entity without its qualifiers: "Signal" for "Signal app", "Adam Smith" for "Rep.
+// Adam Smith", "Kubernetes 1.38" for "Kubernetes 1.38 controversy". Asked before the topic's
+// other spellings: a qualifier filters out more stories than a spelling brings in.
+void add_head(model::Plan& p, const Parts& parts, int cap) {
+  if (has_head(parts)) add_unique(p, parts.names[0].text(), 0.7, cap);
+}
+
 // The sub-queries that reach what the topic as typed misses, most useful first.
 void add_parts(model::Plan& p, const Parts& parts, const std::vector<std::string>& written, int cap) {
   for (const auto& u : parts.names)
     if (auto j = joined_form(u)) add_unique(p, *j, 0.5, cap);
-  if (parts.names.size() == 1 && !parts.qualifiers.empty() && !weak_unit(parts.names[0])) {
+  if (has_head(parts)) {
     const Unit& head = parts.names[0];
-    add_unique(p, head.text(), 0.7, cap);  // "Signal" for "Signal app", "Adam Smith" for "Rep. Adam Smith"
     // The head with each qualifier's own head noun (the last word of an English compound):
     // "passkeys parents", "Washington wage".
     for (const auto& q : parts.qualifiers)
@@ -570,6 +578,7 @@ model::Plan make_plan(std::string_view topic_in, model::Depth depth, std::vector
   const auto as_typed = written_words(first);
   const auto written = plain_forms(as_typed);
   if (written != as_typed) add_unique(p, join(written), 0.9, cap);
+  if (sides.empty()) add_head(p, split, cap);
   add_spellings(p, written, depth, cap);
   if (sides.empty()) add_parts(p, split, written, cap);
   // The topic without its generic words ("Vision Pro 2 review" -> "Vision Pro 2"), when at

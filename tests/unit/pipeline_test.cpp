@@ -338,6 +338,9 @@ TEST(Plan, AsksForTheHeadWithoutItsQualifiers) {
   q = asked("Rep. Adam Smith");
   EXPECT_EQ(q[0], "Rep. Adam Smith");
   EXPECT_TRUE(has(q, "Adam Smith")) << "a title is a qualifier, not part of the name";
+  q = asked("Kubernetes 1.38 controversy");
+  ASSERT_GE(q.size(), 2u);
+  EXPECT_EQ(q[1], "Kubernetes 1.38") << "the head before the spellings: a qualifier filters more than a spelling brings";
   q = asked("rep. adam smith");
   EXPECT_TRUE(has(q, "adam smith")) << "what follows a title is a name, however it is typed";
   q = asked("Washington minimum wage");
