@@ -232,6 +232,11 @@ bool opens_question(const std::vector<std::string>& written) {
   });
 }
 
+bool is_year(const std::string& raw) {
+  return raw.size() == 4 && std::all_of(raw.begin(), raw.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+         (raw.compare(0, 2, "19") == 0 || raw.compare(0, 2, "20") == 0);
+}
+
 Token classify(const std::string& raw) {
   Token t;
   t.raw = raw;
@@ -423,6 +428,15 @@ void add_head(model::Plan& p, const Parts& parts, int cap) {
   if (has_head(parts)) add_unique(p, parts.names[0].text(), 0.7, cap);
 }
 
+// A year at the topic's end dates the question more often than it names an edition: "Steam
+// Machine 2026" is mostly written without it ("ACL 2026" is not, and is asked too).
+void add_undated(model::Plan& p, const std::vector<std::string>& written, int cap) {
+  if (written.size() < 2 || !is_year(written.back())) return;
+  auto end = written.end() - 1;  // and the function word before it: "Steam Machine in 2026"
+  while (end != written.begin() && core::is_stopword(folded_words(*(end - 1)))) --end;
+  if (end != written.begin()) add_unique(p, join({written.begin(), end}), 0.7, cap);
+}
+
 // The sub-queries that reach what the topic as typed misses, most useful first.
 void add_parts(model::Plan& p, const Parts& parts, const std::vector<std::string>& written, int cap) {
   for (const auto& u : parts.names)
@@ -579,6 +593,7 @@ model::Plan make_plan(std::string_view topic_in, model::Depth depth, std::vector
   const auto written = plain_forms(as_typed);
   if (written != as_typed) add_unique(p, join(written), 0.9, cap);
   if (sides.empty()) add_head(p, split, cap);
+  if (!core::ablated("dated-year")) add_undated(p, written, cap);
   add_spellings(p, written, depth, cap);
   if (sides.empty()) add_parts(p, split, written, cap);
   // The topic without its generic words ("Vision Pro 2 review" -> "Vision Pro 2"), when at

@@ -35,6 +35,7 @@ constexpr double kFound = 0.3;           // a word counts as found: anywhere in 
 constexpr double kStrong = 0.75;         // a strong match, for context feedback
 constexpr int kFeedbackMin = 4;          // strong matches with context before feedback means anything
 constexpr double kUnsupported = 0.8, kSupported = 1.15;
+constexpr double kYearEdition = 0.3, kGenericWeight = 0.3;
 constexpr int kLearnMin = 3;  // occurrences before the corpus says how a word is written
 constexpr double kLearnShare = 0.7;
 constexpr double kMention = 0.6;          // the topic named after another of its kind, or as a reference: an aside
@@ -797,11 +798,40 @@ void add_word_forms(Corpus& c, const Knowledge& know) {
 
 bool strong_match(const model::Item& it, const Features& f) { return it.scores.relevance >= kStrong && says_it(f.evidence); }
 
+// A year after a name that the items rarely write after it dates the question ("Steam Machine
+// 2026"); one they write with it names an edition ("ACL 2026"). A dating year counts as a
+// generic word: it may confirm, it is not required.
+void weigh_years(Corpus& c) {
+  Topic& t = c.topic;
+  for (std::size_t i = 0; i < t.terms.size(); ++i) {
+    auto& year = t.terms[i];
+    if (year.version_of < 0 || year.forms[0].size() != 1 || year.generic) continue;
+    const std::string& y = c.dict.text(year.forms[0][0]);
+    if (y.size() != 4 || !(y.starts_with("19") || y.starts_with("20"))) continue;
+    const auto& name = t.terms[static_cast<std::size_t>(year.version_of)];
+    if (name.forms[0].size() != 1) continue;
+    const TokenId name_id = name.forms[0].back(), year_id = year.forms[0][0];
+    int named = 0, dated = 0;
+    for (const auto& f : c.features)
+      for (std::size_t p = 0; p < f.title_words.size(); ++p) {
+        if (f.title_words[p].id != name_id) continue;
+        ++named;
+        dated += p + 1 < f.title_words.size() && f.title_words[p + 1].id == year_id ? 1 : 0;
+      }
+    if (named < kLearnMin || dated >= kYearEdition * named) continue;
+    t.total_weight -= year.weight - kGenericWeight;
+    year.weight = kGenericWeight;
+    year.generic = true;
+    --t.specific_terms;
+  }
+}
+
 void score_relevance(Corpus& c) {
   if (c.topic.content_terms == 0) {
     for (auto& it : c.items) it.scores.relevance = 0;
     return;
   }
+  if (!core::ablated("dated-year")) weigh_years(c);
   const Knowledge know = learn(c);  // reads each term's own form only
   if (!core::ablated("stem")) add_word_forms(c, know);
   const Scorer scorer(c.topic, c.dict, know);

@@ -204,6 +204,27 @@ TEST(Relevance, TheTextsCanShowANameTheTitlesAreTooFewToShow) {
   for (std::size_t i : {5u, 6u}) EXPECT_LT(rel(helix, i), kRelevanceFloor) << helix.items[i].title << ": the common word";
 }
 
+// A year after a name that the items rarely write after it dates the question ("Steam Machine
+// 2026"): it may confirm, it is not required. One they write with it names an edition ("ACL
+// 2026"): the name alone is not enough there.
+TEST(Relevance, AYearTheItemsRarelyWriteDatesTheQuestion) {
+  const std::vector<Spec> machine = {{.title = "Steam Machine review: the console-sized PC"},
+                                     {.title = "One week with the Steam Machine"},
+                                     {.title = "iFixit Steam Machine teardown"},
+                                     {.title = "Valve's 2026 hardware: the Steam Machine ships"}};
+  const auto dated = scored("Steam Machine 2026", machine);
+  const auto plain = scored("Steam Machine", machine);
+  EXPECT_GT(rel(dated, 0), 0.7) << "the year is not required";
+  EXPECT_GE(rel(dated, 3), rel(dated, 0)) << "it may confirm";
+  EXPECT_LE(rel(dated, 0), rel(plain, 0));
+  const auto edition = scored("ACL 2026", {{.title = "ACL 2026 best paper awards announced"},
+                                           {.title = "Our three papers at ACL 2026"},
+                                           {.title = "ACL 2026 in Vienna: travel grants"},
+                                           {.title = "ACL tear recovery: six months in"}});
+  EXPECT_GE(rel(edition, 0), 0.99);
+  EXPECT_LT(rel(edition, 3), 0.7) << "an edition's year is part of its name";
+}
+
 // A hyphen between plain words makes a compound of the prose around it, not an identifier:
 // its case says what it says elsewhere. Identifiers ('/', '_', '.', digits) stay case-free.
 TEST(Relevance, AHyphenatedCompoundInLowerCaseIsTheCommonWord) {
