@@ -538,6 +538,8 @@ std::string subject_of(std::string_view topic) {
     const std::string& f = parts[0].text;
     stop[i] = core::is_stopword(f);
     ask[i] = asking(f);
+    // A leading article ("the Steam Machine"): a platform's search may require it.
+    if (i == 0 && n >= 2 && (f == "the" || f == "a" || f == "an")) ask[i] = Asking::either_end;
     // "this week", "past month"
     if (period_word(f) && i > 0 && (read[i - 1] == "this" || read[i - 1] == "last" || read[i - 1] == "past"))
       ask[i - 1] = ask[i] = Asking::either_end;

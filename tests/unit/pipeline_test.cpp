@@ -386,6 +386,8 @@ TEST(Plan, TheSubjectIsTheTopicWithoutTheWordsThatAskForNews) {
   EXPECT_EQ(subject_of("what are people saying about how to set up passkeys"), "how to set up passkeys");
   EXPECT_EQ(subject_of("Kubernetes news and updates"), "Kubernetes");
   EXPECT_EQ(subject_of("Mistral news model"), "Mistral news model") << "only at the ends";
+  EXPECT_EQ(subject_of("the Paris Agreement"), "Paris Agreement") << "a leading article";
+  EXPECT_EQ(subject_of("The Verge"), "The Verge");
 }
 
 TEST(Plan, AQuestionIsAskedWithoutItsFrameAndTaskVerb) {
