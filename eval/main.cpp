@@ -2,9 +2,10 @@
 // fake internet and prints nDCG@5, P@5, wrong-entity-in-top-5 and recall (relevant stories
 // the searches reached) per case and overall.
 //   l30_eval [--cases DIR] [--binary PATH] [--case NAME]... [--exclude GLOB]... [--show | --show-all] [--dump DIR] [--pool]
-//            [--typed lower|upper|title] [--gate --min-ndcg X --min-case-ndcg X --max-wrong N]
+//            [--typed lower|upper|title] [--asked TEMPLATE] [--gate --min-ndcg X --min-case-ndcg X --max-wrong N]
 // --typed asks each topic as a user might type it instead (ASCII letters recased): the labels
-// do not change with the typing, so neither should the ranking.
+// do not change with the typing, so neither should the ranking. --asked "latest {} news" asks
+// it inside words that ask for the same thing ({year}: the case's own year).
 // Cases run concurrently, one process each (each process keeps its own per-host politeness).
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -43,6 +44,7 @@ struct Options {
   bool gate = false;
   bool pool = false;  // every search returns the whole candidate pool: the ranker alone
   std::string typed;  // "", "lower", "upper" or "title"
+  std::string asked;  // "" or a template holding "{}"
   double min_ndcg = 0.90, min_case_ndcg = 0.75;
   int max_wrong = 0;
 };
@@ -60,7 +62,8 @@ struct Result {
   std::cerr << "l30_eval: " << why << "\n"
             << "usage: l30_eval [--cases DIR] [--binary PATH] [--case NAME]... [--exclude GLOB]... [--show | --show-all] [--dump "
                "DIR] [--pool]\n"
-            << "                [--typed lower|upper|title] [--gate [--min-ndcg X] [--min-case-ndcg X] [--max-wrong N]]\n";
+            << "                [--typed lower|upper|title] [--asked TEMPLATE] [--gate [--min-ndcg X] [--min-case-ndcg X] "
+               "[--max-wrong N]]\n";
   std::exit(2);
 }
 
@@ -84,6 +87,9 @@ Options parse(int argc, char** argv) {
     else if (a == "--typed") {
       o.typed = value();
       if (o.typed != "lower" && o.typed != "upper" && o.typed != "title") usage("--typed is lower, upper or title");
+    } else if (a == "--asked") {
+      o.asked = value();
+      if (o.asked.find("{}") == std::string::npos) usage("--asked needs a template holding {} for the topic");
     } else if (a == "--min-ndcg") o.min_ndcg = std::stod(value());
     else if (a == "--min-case-ndcg") o.min_case_ndcg = std::stod(value());
     else if (a == "--max-wrong") o.max_wrong = std::stoi(value());
@@ -102,6 +108,18 @@ std::string retyped(std::string topic, const std::string& how) {
     word_start = ch == ' ';
   }
   return topic;
+}
+
+// The topic inside words that ask for the same thing: "latest {} news", "{} {year}".
+std::string asked_as(const std::string& how, const Case& c) {
+  std::string out = how;
+  const auto put = [&out](std::string_view key, const std::string& with) {
+    for (auto at = out.find(key); at != std::string::npos; at = out.find(key, at + with.size()))
+      out.replace(at, key.size(), with);
+  };
+  put("{year}", c.as_of.substr(0, 4));
+  put("{}", c.topic);
+  return out;
 }
 
 Result run_case(const Case& c, const std::string& binary, const std::string& dump, bool pool) {
@@ -156,6 +174,8 @@ int main(int argc, char** argv) {
     }
     if (!o.typed.empty())
       for (auto& c : cases) c.topic = retyped(c.topic, o.typed);
+    if (!o.asked.empty())
+      for (auto& c : cases) c.topic = asked_as(o.asked, c);
   } catch (const std::exception& e) {
     std::cerr << "l30_eval: " << e.what() << "\n";
     return 2;
