@@ -505,18 +505,19 @@ namespace {
 // ends only, in lower case ("Fox News" is a name): the asking, at either end; a platform's name
 // after the subject ("Steam Machine reddit": every source is asked anyway); a question's
 // opening about talk ("what are people saying about", "thoughts on", "what's new with").
-enum class Asking { no, either_end, trailing, leading };
+enum class Asking { no, either_end, trailing, talk, who };  // who: only inside a question about talk
 
 Asking asking(std::string_view folded) {
-  static const std::set<std::string_view> kEither{
-      "news",         "latest",     "newest",      "recent",   "recently", "today",     "updates",      "update",
-      "developments", "discussion", "discussions", "thoughts", "opinions", "reactions", "announcement", "announcements"};
-  static const std::set<std::string_view> kPlatforms{"reddit", "hn", "twitter", "bluesky", "youtube", "lobsters"};
-  static const std::set<std::string_view> kOpening{"people",  "everyone",  "anyone",   "saying", "say",  "think", "thinking",
-                                                   "talking", "happening", "happened", "going",  "tell", "new"};
+  static const std::set<std::string_view> kEither{"news",        "latest",   "newest",    "recent",       "recently",
+                                                  "today",       "updates",  "thoughts",  "developments", "discussion",
+                                                  "discussions", "opinions", "reactions", "announcement", "announcements"};
+  static const std::set<std::string_view> kPlatforms{"reddit", "twitter", "bluesky", "youtube"};
+  static const std::set<std::string_view> kTalk{"saying", "say", "think", "thinking", "talking", "happening", "happened", "tell"};
+  static const std::set<std::string_view> kWho{"people", "everyone", "anyone", "me"};
   if (kEither.count(folded)) return Asking::either_end;
   if (kPlatforms.count(folded)) return Asking::trailing;
-  if (kOpening.count(folded)) return Asking::leading;
+  if (kTalk.count(folded)) return Asking::talk;
+  if (kWho.count(folded)) return Asking::who;
   return Asking::no;
 }
 
@@ -549,8 +550,9 @@ std::string subject_of(std::string_view topic) {
   // opening stops where a question about the subject begins ("latest: how do I ...").
   std::size_t a = 0, b = n;
   bool lead = false, trail = false, talk = false;
-  while (a < n && !(talk && question_at(a)) && (stop[a] || ask[a] == Asking::either_end || ask[a] == Asking::leading))
-    talk |= ask[a] == Asking::leading, ++a;
+  while (a < n && !(talk && question_at(a)) &&
+         (stop[a] || ask[a] == Asking::either_end || ask[a] == Asking::talk || ask[a] == Asking::who))
+    talk |= ask[a] == Asking::talk, ++a;
   if (!talk) {  // not a question about talk: one about the subject may follow the asking
     a = 0;
     while (a < n && !question_at(a) && (stop[a] || ask[a] == Asking::either_end)) lead |= ask[a] != Asking::no, ++a;

@@ -388,6 +388,11 @@ TEST(Plan, TheSubjectIsTheTopicWithoutTheWordsThatAskForNews) {
   EXPECT_EQ(subject_of("Mistral news model"), "Mistral news model") << "only at the ends";
   EXPECT_EQ(subject_of("the Paris Agreement"), "Paris Agreement") << "a leading article";
   EXPECT_EQ(subject_of("The Verge"), "The Verge");
+  EXPECT_EQ(subject_of("what do people think of the Steam Machine"), "Steam Machine");
+  EXPECT_EQ(subject_of("people analytics"), "people analytics") << "who, without talk, is a subject";
+  EXPECT_EQ(subject_of("new york city"), "new york city");
+  EXPECT_EQ(subject_of("windows update"), "windows update") << "an update may be the subject";
+  EXPECT_EQ(subject_of("show hn"), "show hn");
 }
 
 TEST(Plan, AQuestionIsAskedWithoutItsFrameAndTaskVerb) {
