@@ -510,10 +510,11 @@ enum class Asking { no, either_end, trailing, talk, who };  // who: only inside 
 Asking asking(std::string_view folded) {
   static const std::set<std::string_view> kEither{"news",        "latest",   "newest",    "recent",       "recently",
                                                   "today",       "updates",  "thoughts",  "developments", "discussion",
-                                                  "discussions", "opinions", "reactions", "announcement", "announcements"};
+                                                  "discussions", "opinions", "reactions", "announcement", "announcements",
+                                                  "recap",       "roundup"};
   static const std::set<std::string_view> kPlatforms{"reddit", "twitter", "bluesky", "youtube"};
   static const std::set<std::string_view> kTalk{"saying", "say", "think", "thinking", "talking", "happening", "happened", "tell"};
-  static const std::set<std::string_view> kWho{"people", "everyone", "anyone", "me"};
+  static const std::set<std::string_view> kWho{"people", "everyone", "anyone", "me", "whats"};
   if (kEither.count(folded)) return Asking::either_end;
   if (kPlatforms.count(folded)) return Asking::trailing;
   if (kTalk.count(folded)) return Asking::talk;
@@ -533,17 +534,26 @@ std::string subject_of(std::string_view topic) {
   const std::size_t n = typed.size();
   std::vector<Asking> ask(n, Asking::no);
   std::vector<bool> stop(n, false);
+  const std::string opening = core::lower_ascii(read[0]);
   for (std::size_t i = 0; i < n; ++i) {
     const auto parts = core::match_words(read[i]);
-    if (parts.size() != 1 || !parts[0].lower) continue;
+    if (parts.size() != 1 || parts[0].all_caps || (!parts[0].lower && !parts[0].upper)) continue;
     const std::string& f = parts[0].text;
+    // A sentence's capital says nothing of a name: "What's new with Bun", "Latest on Bun" (but
+    // "News Corp", "Today Show" are names).
+    const bool opening_word = core::is_stopword(f) || asking(f) == Asking::talk || asking(f) == Asking::who || f == "latest" ||
+                              f == "recent" || f == "thoughts" || f == "opinions";
+    if (!parts[0].lower && !(i == 0 && opening_word)) continue;
     stop[i] = core::is_stopword(f);
     ask[i] = asking(f);
-    // A leading article ("the Steam Machine"): a platform's search may require it.
-    if (i == 0 && n >= 2 && (f == "the" || f == "a" || f == "an")) ask[i] = Asking::either_end;
+    // "what's new with": news again ("new" alone opens "new york").
+    if (f == "new" && i > 0 && i <= 2 && (opening == "what's" || opening == "whats" || opening == "what")) ask[i] = Asking::talk;
+    // A leading article typed in lower case ("the Steam Machine"; not "The Verge"): a
+    // platform's search may require it.
+    if (i == 0 && n >= 2 && parts[0].lower && (f == "the" || f == "a" || f == "an")) ask[i] = Asking::either_end;
     // "this week", "past month"
-    if (period_word(f) && i > 0 && (read[i - 1] == "this" || read[i - 1] == "last" || read[i - 1] == "past"))
-      ask[i - 1] = ask[i] = Asking::either_end;
+    const std::string before = i > 0 ? core::lower_ascii(read[i - 1]) : "";
+    if (period_word(f) && (before == "this" || before == "last" || before == "past")) ask[i - 1] = ask[i] = Asking::either_end;
   }
   const auto question_at = [&](std::size_t k) { return opens_question({typed.begin() + static_cast<long>(k), typed.end()}); };
   // The run of asking and function words at each end goes, when it holds some asking; the

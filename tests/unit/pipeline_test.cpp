@@ -391,6 +391,11 @@ TEST(Plan, TheSubjectIsTheTopicWithoutTheWordsThatAskForNews) {
   EXPECT_EQ(subject_of("what do people think of the Steam Machine"), "Steam Machine");
   EXPECT_EQ(subject_of("people analytics"), "people analytics") << "who, without talk, is a subject";
   EXPECT_EQ(subject_of("new york city"), "new york city");
+  EXPECT_EQ(subject_of("What's new with Bun"), "Bun") << "a sentence's capital";
+  EXPECT_EQ(subject_of("Latest on the Steam Machine"), "Steam Machine");
+  EXPECT_EQ(subject_of("News Corp"), "News Corp");
+  EXPECT_EQ(subject_of("what is new in Swift 6"), "Swift 6");
+  EXPECT_EQ(subject_of("Steam Machine recap"), "Steam Machine");
   EXPECT_EQ(subject_of("windows update"), "windows update") << "an update may be the subject";
   EXPECT_EQ(subject_of("show hn"), "show hn");
 }
