@@ -537,6 +537,7 @@ std::string subject_of(std::string_view topic) {
   const std::string opening = core::lower_ascii(read[0]);
   for (std::size_t i = 0; i < n; ++i) {
     const auto parts = core::match_words(read[i]);
+    if (parts.empty()) stop[i] = true;  // "&", "-": punctuation joins like a function word
     if (parts.size() != 1 || parts[0].all_caps || (!parts[0].lower && !parts[0].upper)) continue;
     const std::string& f = parts[0].text;
     // A sentence's capital says nothing of a name: "What's new with Bun", "Latest on Bun" (but

@@ -401,6 +401,8 @@ TEST(Plan, TheSubjectIsTheTopicWithoutTheWordsThatAskForNews) {
       {"Steam Machine recap", "Steam Machine", ""},
       {"windows update", "windows update", "an update may be the subject"},
       {"show hn", "show hn", ""},
+      {"Steam Machine news & updates", "Steam Machine", "punctuation between asking words"},
+      {"&", "&", ""},
   };
   for (const auto& r : rows) EXPECT_EQ(subject_of(r.topic), r.subject) << r.topic << ": " << r.why;
 }
