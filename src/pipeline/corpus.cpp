@@ -378,7 +378,7 @@ Topic analyze_topic(std::string_view topic, TokenDict& dict, const std::vector<m
     }
   }
   for (auto& term : t.terms) {
-    term.weight = term.connector ? 0.0 : term.generic ? 0.3 : 1.0;
+    term.weight = term.connector ? 0.0 : term.generic ? kGenericTermWeight : 1.0;
     if (term.connector) continue;
     t.total_weight += term.weight;
     ++t.content_terms;

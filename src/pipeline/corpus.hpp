@@ -138,6 +138,9 @@ struct Features {
   Evidence evidence;
 };
 
+// A generic word's share of the topic's weight: it may confirm, it is not required.
+constexpr double kGenericTermWeight = 0.3;
+
 // A word or phrase of the topic and the token sequences that count as it.
 struct TopicTerm {
   std::vector<std::vector<TokenId>> forms;  // "zurich", "zuerich"; "東","京"; "tokyo"

@@ -19,8 +19,10 @@ std::span<const std::string_view> plan_intents();
 // host_synonyms come first; the built-in table adds what they do not cover.
 model::Plan make_plan(std::string_view topic, model::Depth depth, std::vector<model::Synonym> host_synonyms = {});
 
-// The topic without the words that ask for news rather than name the subject ("latest",
-// "news", "this week", typed in lower case): what the run plans and scores by.
+// The topic without the words at its ends that ask for news or talk rather than name the
+// subject ("latest", "news", "this week", "what are people saying about", "... reddit", a
+// leading "the"; in lower case, or a sentence's opening capital): what the run plans and
+// scores by. The whole topic when nothing else would be left.
 std::string subject_of(std::string_view topic);
 
 // The built-in synonym and abbreviation table's entries for words of this topic.

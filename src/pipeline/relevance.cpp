@@ -35,8 +35,8 @@ constexpr double kFound = 0.3;           // a word counts as found: anywhere in 
 constexpr double kStrong = 0.75;         // a strong match, for context feedback
 constexpr int kFeedbackMin = 4;          // strong matches with context before feedback means anything
 constexpr double kUnsupported = 0.8, kSupported = 1.15;
-constexpr double kYearEdition = 0.3, kGenericWeight = 0.3;
-constexpr int kLearnMin = 3;  // occurrences before the corpus says how a word is written
+constexpr double kYearEdition = 0.3;  // the share of a name's titles that write the year after it, for an edition
+constexpr int kLearnMin = 3;          // occurrences before the corpus says how a word is written
 constexpr double kLearnShare = 0.7;
 constexpr double kMention = 0.6;          // the topic named after another of its kind, or as a reference: an aside
 constexpr double kBracketShare = 0.9;     // the topic only as a bracketed tag: a little less than a subject
@@ -819,8 +819,8 @@ void weigh_years(Corpus& c) {
         dated += p + 1 < f.title_words.size() && f.title_words[p + 1].id == year_id ? 1 : 0;
       }
     if (named < kLearnMin || dated >= kYearEdition * named) continue;
-    t.total_weight -= year.weight - kGenericWeight;
-    year.weight = kGenericWeight;
+    t.total_weight -= year.weight - kGenericTermWeight;
+    year.weight = kGenericTermWeight;
     year.generic = true;
     --t.specific_terms;
   }
