@@ -799,30 +799,36 @@ void add_word_forms(Corpus& c, const Knowledge& know) {
 bool strong_match(const model::Item& it, const Features& f) { return it.scores.relevance >= kStrong && says_it(f.evidence); }
 
 // A year after a name that the items rarely write after it dates the question ("Steam Machine
-// 2026"); one they write with it names an edition ("ACL 2026"). A dating year counts as a
-// generic word: it may confirm, it is not required.
+// 2026", "... in 2026"); one they write with it names an edition ("ACL 2026"). A dating year
+// says nothing of the subject (the window already dates every item): it weighs nothing, and an
+// item that holds it elsewhere ("Pokémon GO Tour 2026") gains nothing by it.
 void weigh_years(Corpus& c) {
   Topic& t = c.topic;
-  for (std::size_t i = 0; i < t.terms.size(); ++i) {
+  for (std::size_t i = 1; i < t.terms.size(); ++i) {
     auto& year = t.terms[i];
-    if (year.version_of < 0 || year.forms[0].size() != 1 || year.generic) continue;
+    if (!year.number || year.forms[0].size() != 1 || year.weight == 0) continue;
     const std::string& y = c.dict.text(year.forms[0][0]);
     if (y.size() != 4 || !(y.starts_with("19") || y.starts_with("20"))) continue;
-    const auto& name = t.terms[static_cast<std::size_t>(year.version_of)];
-    if (name.forms[0].size() != 1) continue;
+    // The name it follows, over a function word: "Steam Machine 2026", "Steam Machine in 2026".
+    std::size_t at = i - 1;
+    while (at > 0 && t.terms[at].connector) --at;
+    const auto& name = t.terms[at];
+    if (name.connector || name.number || name.forms[0].size() != 1) continue;
     const TokenId name_id = name.forms[0].back(), year_id = year.forms[0][0];
     int named = 0, dated = 0;
     for (const auto& f : c.features)
       for (std::size_t p = 0; p < f.title_words.size(); ++p) {
         if (f.title_words[p].id != name_id) continue;
         ++named;
-        dated += p + 1 < f.title_words.size() && f.title_words[p + 1].id == year_id ? 1 : 0;
+        std::size_t q = p + 1;
+        while (q < f.title_words.size() && (f.title_words[q].flags & kStop)) ++q;
+        dated += q < f.title_words.size() && f.title_words[q].id == year_id ? 1 : 0;
       }
     if (named < kLearnMin || dated >= kYearEdition * named) continue;
-    t.total_weight -= year.weight - kGenericTermWeight;
-    year.weight = kGenericTermWeight;
+    t.total_weight -= year.weight;
+    year.weight = 0;
+    if (!year.generic) --t.specific_terms;
     year.generic = true;
-    --t.specific_terms;
   }
 }
 
