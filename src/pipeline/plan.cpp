@@ -508,10 +508,11 @@ namespace {
 enum class Asking { no, either_end, trailing, talk, who };  // who: only inside a question about talk
 
 Asking asking(std::string_view folded) {
-  static const std::set<std::string_view> kEither{"news",        "latest",   "newest",    "recent",       "recently",
-                                                  "today",       "updates",  "thoughts",  "developments", "discussion",
-                                                  "discussions", "opinions", "reactions", "announcement", "announcements",
-                                                  "recap",       "roundup"};
+  static const std::set<std::string_view> kEither{
+      "news", "latest", "newest", "recent", "recently", "today", "updates", "thoughts", "developments", "discussion",
+      "discussions", "opinions", "reactions", "announcement", "announcements", "recap", "roundup",
+      // the same in the languages the folding covers
+      "aktuell", "neuigkeiten", "nachrichten", "noticias", "novedades", "nouvelles", "notizie"};
   static const std::set<std::string_view> kPlatforms{"reddit", "twitter", "bluesky", "youtube"};
   static const std::set<std::string_view> kTalk{"saying", "say", "think", "thinking", "talking", "happening", "happened", "tell"};
   static const std::set<std::string_view> kWho{"people", "everyone", "anyone", "me", "whats"};

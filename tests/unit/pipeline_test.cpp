@@ -403,6 +403,8 @@ TEST(Plan, TheSubjectIsTheTopicWithoutTheWordsThatAskForNews) {
       {"show hn", "show hn", ""},
       {"Steam Machine news & updates", "Steam Machine", "punctuation between asking words"},
       {"&", "&", ""},
+      {"GDL Streik aktuell", "GDL Streik", "German"},
+      {"Verifactu autónomos noticias", "Verifactu autónomos", "Spanish"},
   };
   for (const auto& r : rows) EXPECT_EQ(subject_of(r.topic), r.subject) << r.topic << ": " << r.why;
 }
