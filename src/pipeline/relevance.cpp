@@ -83,6 +83,7 @@ class Scorer {
       if (!term.connector)
         for (TokenId id : term.forms[0]) half_words += core::is_ideograph_word(d.text(id)) ? 1 : 2;
     window_ = half_words + 4;
+    for (const auto& term : t.terms) weighed_terms_ += !term.connector && term.weight > 0 ? 1 : 0;
     // Words that can open a match: most words of most items open none, and field() skips them.
     opens_.assign(d.size(), false);
     for (const auto& term : t.terms)
@@ -110,7 +111,7 @@ class Scorer {
     context_.assign(n, 0.0);
     ev = Evidence{};
     bracketed_ = false;
-    ev.terms = static_cast<std::uint8_t>(std::min<std::size_t>(topic_.content_terms, 255));
+    ev.terms = static_cast<std::uint8_t>(std::min<std::size_t>(weighed_terms_, 255));
     context(f, ev);
     const double title_phrase = field(f.title_words, f.title_case_free, true, title_, ev);
     ev.title_in_order = !f.title_words.empty() && window_share_ > 0 && window_ordered_;
@@ -125,8 +126,9 @@ class Scorer {
       if (term.connector) continue;
       const double c = std::max({title_[i], kSnippetShare * text_[i], kContextShare * context_[i]});
       covered += term.weight * c;
-      matched += c >= kFound ? 1 : 0;
-      in_title += title_[i] >= kFound ? 1 : 0;
+      const int counts = term.weight > 0 ? 1 : 0;  // a dating year is no word of the subject ("why")
+      matched += c >= kFound ? counts : 0;
+      in_title += title_[i] >= kFound ? counts : 0;
       if (c >= kFound && !term.generic) specific = true;
       if (know_.entity[i]) {
         entity = std::max(entity, c);
@@ -487,10 +489,11 @@ class Scorer {
   std::vector<Compound> compounds_;
   std::vector<std::uint16_t> content_pos_;
   std::size_t window_ = 4;
-  bool entity_whole_ = false;    // the last item scored holds every entity word (it may lack qualifiers)
-  double window_share_ = 0;      // the last field's best window, as a share of the topic's weight
-  bool bracketed_ = false;       // the last item's title names the topic only in brackets
-  bool window_ordered_ = false;  // ... and it holds every specific word, in the topic's order
+  std::size_t weighed_terms_ = 0;  // the words a "why" counts
+  bool entity_whole_ = false;      // the last item scored holds every entity word (it may lack qualifiers)
+  double window_share_ = 0;        // the last field's best window, as a share of the topic's weight
+  bool bracketed_ = false;         // the last item's title names the topic only in brackets
+  bool window_ordered_ = false;    // ... and it holds every specific word, in the topic's order
 };
 
 // How the corpus writes the topic's words: capitalised (a name, though typed in lower case),
