@@ -536,6 +536,7 @@ std::string subject_of(std::string_view topic) {
   std::vector<Asking> ask(n, Asking::no);
   std::vector<bool> stop(n, false);
   const std::string opening = core::lower_ascii(read[0]);
+  const bool title_case = typed_case(typed) == TypedCase::title;
   for (std::size_t i = 0; i < n; ++i) {
     const auto parts = core::match_words(read[i]);
     if (parts.empty()) stop[i] = true;  // "&", "-": punctuation joins like a function word
@@ -545,7 +546,10 @@ std::string subject_of(std::string_view topic) {
     // "News Corp", "Today Show" are names).
     const bool opening_word = core::is_stopword(f) || asking(f) == Asking::talk || asking(f) == Asking::who || f == "latest" ||
                               f == "recent" || f == "thoughts" || f == "opinions";
-    if (!parts[0].lower && !(i == 0 && opening_word)) continue;
+    // In Title Case every capital is unsure: an asking word ending three or more words is one
+    // ("Steam Machine News"); ending two it may be a name's ("Fox News").
+    const bool titled_end = title_case && i + 1 == n && i >= 2 && asking(f) != Asking::no;
+    if (!parts[0].lower && !(i == 0 && opening_word) && !titled_end) continue;
     stop[i] = core::is_stopword(f);
     ask[i] = asking(f);
     // "what's new with": news again ("new" alone opens "new york").

@@ -403,6 +403,9 @@ TEST(Plan, TheSubjectIsTheTopicWithoutTheWordsThatAskForNews) {
       {"show hn", "show hn", ""},
       {"Steam Machine news & updates", "Steam Machine", "punctuation between asking words"},
       {"&", "&", ""},
+      {"Steam Machine News", "Steam Machine", "Title Case: an asking word ending three words"},
+      {"Latest Steam Machine News", "Steam Machine", ""},
+      {"Google News", "Google News", "ending two: maybe a name's"},
       {"GDL Streik aktuell", "GDL Streik", "German"},
       {"Verifactu autónomos noticias", "Verifactu autónomos", "Spanish"},
   };
