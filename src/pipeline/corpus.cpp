@@ -104,9 +104,10 @@ bool digits_only(std::string_view s) {
 }  // namespace
 
 std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bool* case_free) {
-  thread_local std::vector<core::Word> words;
-  core::match_words(text, words);
-  if (case_free) *case_free = core::case_uninformative(words);
+  thread_local core::WordList list;
+  core::match_words(text, list);
+  const auto& words = list.words;
+  if (case_free) *case_free = core::case_uninformative(list);
   std::vector<MatchWord> out;
   out.reserve(words.size());
   // A chain of joined words is an identifier ("tokio-rs/tokio", "llama.cpp", "cve-2025-1234"),
@@ -120,15 +121,17 @@ std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bo
     std::size_t b = a + 1;
     while (b < words.size() && words[b].glued) ++b;
     bool id = every_chain;
-    for (std::size_t k = a; k < b && !id; ++k)
-      id = (k > a && words[k].joiner != '-') ||
-           std::any_of(words[k].text.begin(), words[k].text.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    for (std::size_t k = a; k < b && !id; ++k) {
+      const auto t = list.text_of(words[k]);
+      id = (k > a && words[k].joiner != '-') || std::any_of(t.begin(), t.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    }
     if (id)
       for (std::size_t k = a; k < b; ++k) identifier[k] = true;
     a = b;
   }
   for (std::size_t k = 0; k < words.size(); ++k) {
     const auto& w = words[k];
+    const auto t = list.text_of(w);
     std::uint16_t flags = 0;
     if (w.upper) flags |= kUpper;
     if (w.lower) flags |= kLower;
@@ -138,10 +141,10 @@ std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bo
     if (w.bracketed) flags |= kBracketed;
     if (w.all_caps) flags |= kAllCaps;
     if (w.joined && identifier[k]) flags |= kJoined;
-    if (w.kana || core::is_stopword(w.text)) flags |= kStop;
+    if (w.kana || core::is_stopword(t)) flags |= kStop;
     if (w.ideograph) flags |= kIdeograph;
-    if (digits_only(w.text)) flags |= kNumber;
-    out.push_back({dict.intern(w.ideograph ? std::string_view(w.text) : normalized(w.text)), flags, w.glued});
+    if (digits_only(t)) flags |= kNumber;
+    out.push_back({dict.intern(w.ideograph ? t : normalized(t)), flags, w.glued});
   }
   return out;
 }
