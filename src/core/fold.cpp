@@ -185,11 +185,12 @@ std::string decode_entities(std::string_view s) {
 // Printable ASCII without TeX or entity escapes: decode_escapes would return it as it is.
 // No early exit: the loop vectorizes, and most text is plain.
 bool plain_text(std::string_view s) {
-  unsigned escape = 0;
+  unsigned char escape = 0;  // bytes, not ints: sixteen to a vector
   for (char c : s) {
-    const unsigned u = static_cast<unsigned char>(c);
-    escape |= static_cast<unsigned>(u - 0x20 >= 0x60) | static_cast<unsigned>(u == '\\') | static_cast<unsigned>(u == '{') |
-              static_cast<unsigned>(u == '&');  // u - 0x20 >= 0x60: under 0x20 or from 0x80
+    const auto u = static_cast<unsigned char>(c);
+    escape |= static_cast<unsigned char>(static_cast<unsigned char>(u - 0x20) >= 0x60) | static_cast<unsigned char>(u == '\\') |
+              static_cast<unsigned char>(u == '{') |
+              static_cast<unsigned char>(u == '&');  // u - 0x20 >= 0x60: under 0x20 or from 0x80
   }
   return escape == 0;
 }
