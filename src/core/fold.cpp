@@ -249,16 +249,13 @@ bool ideograph(utf8proc_int32_t cp) {
 // ASCII classes without the C library's locale lookups (the process keeps the "C" locale).
 bool ascii_upper(utf8proc_int32_t cp) { return cp >= 'A' && cp <= 'Z'; }
 bool ascii_lower(utf8proc_int32_t cp) { return cp >= 'a' && cp <= 'z'; }
-// What split_words asks of every byte, by table: bit 1 letter or digit, 2 capital, 4 small letter.
-constexpr std::array<std::uint8_t, 0x100> kAsciiClass = [] {
-  std::array<std::uint8_t, 0x100> t{};
-  for (int c = 0; c < 0x80; ++c)
-    t[c] = static_cast<std::uint8_t>(((c >= 'A' && c <= 'Z') ? 3 : 0) | ((c >= 'a' && c <= 'z') ? 5 : 0) |
-                                     ((c >= '0' && c <= '9') ? 1 : 0));
+// ASCII letters and digits by table: split_words asks it of every byte.
+constexpr std::array<bool, 0x100> kAsciiAlnum = [] {
+  std::array<bool, 0x100> t{};
+  for (int c = 0; c < 0x80; ++c) t[c] = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
   return t;
 }();
-unsigned ascii_class(utf8proc_int32_t cp) { return cp >= 0 && cp < 0x100 ? kAsciiClass[static_cast<std::size_t>(cp)] : 0; }
-bool ascii_alnum(utf8proc_int32_t cp) { return (ascii_class(cp) & 1) != 0; }
+bool ascii_alnum(utf8proc_int32_t cp) { return cp >= 0 && cp < 0x100 && kAsciiAlnum[static_cast<std::size_t>(cp)]; }
 
 bool word_char(utf8proc_int32_t cp) { return cp < 0x80 ? ascii_alnum(cp) : word_codepoint(cp); }
 
@@ -376,7 +373,6 @@ void split_words(std::string_view clean, const Cps& cps, WordList& out) {
   std::size_t start = std::string::npos;  // byte offset of the current word
   bool pending_break = false, pending_headline = false, pending_join = false, apostrophe = false, ascii = true;
   char pending_joiner = 0;
-  int caps = 0, small = 0;  // ASCII capitals and small letters of the current word
   WordList::Entry cur;
   // ASCII text folds byte for byte: lower-cased once, whole, its words are spans of it (a word
   // with an apostrophe, which folding drops, is appended after it).
@@ -390,7 +386,15 @@ void split_words(std::string_view clean, const Cps& cps, WordList& out) {
     const std::string_view raw(clean.data() + start, end - start);
     std::size_t at = out.text.size();
     if (ascii && !apostrophe) {
-      cur.all_caps = caps >= 2 && small == 0;
+      // Two capitals and no small letter; a word that opens with a small letter has one.
+      if (!cur.lower) {
+        int caps = 0, small = 0;
+        for (char c : raw) {
+          caps += ascii_upper(c) ? 1 : 0;
+          small += ascii_lower(c) ? 1 : 0;
+        }
+        cur.all_caps = caps >= 2 && small == 0;
+      }
       if constexpr (kAsciiText) {
         at = start;
       } else {
@@ -411,7 +415,6 @@ void split_words(std::string_view clean, const Cps& cps, WordList& out) {
       out.words.push_back(cur);
     }
     cur = WordList::Entry{};
-    caps = small = 0;
     start = std::string::npos;
     apostrophe = false;
     ascii = true;
@@ -456,19 +459,13 @@ void split_words(std::string_view clean, const Cps& cps, WordList& out) {
         cur.joiner = pending_join ? pending_joiner : '\0';
         pending_break = pending_headline = pending_join = false;
       }
-      // The rest of a run of ASCII letters and digits changes nothing here but the counts: one
-      // loop, on locals (flush reads the counts by reference, which kept them in memory).
-      unsigned run_caps = 0, run_small = 0, cls = ascii_class(cp);
-      std::size_t j = k;
-      do {
-        run_caps += (cls >> 1) & 1;
-        run_small += (cls >> 2) & 1;
-        if (++j >= cps.size()) break;
-        cls = ascii_class(cps[j].cp);
-      } while (cls & 1);
-      caps += static_cast<int>(run_caps);
-      small += static_cast<int>(run_small);
-      k = j - 1;
+      // The rest of a run of ASCII letters and digits changes nothing here: skip it (on ASCII
+      // text by the bytes themselves).
+      if constexpr (kAsciiText) {
+        while (k + 1 < clean.size() && kAsciiAlnum[static_cast<unsigned char>(clean[k + 1])]) ++k;
+      } else {
+        while (k + 1 < cps.size() && ascii_alnum(cps[k + 1].cp)) ++k;
+      }
       continue;
     }
     if (cp == ' ') {  // the commonest separator: it only ends the word (none of the rules below is about it)
