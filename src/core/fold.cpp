@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "core/text.hpp"
@@ -184,11 +185,12 @@ std::string decode_entities(std::string_view s) {
 // Printable ASCII without TeX or entity escapes: decode_escapes would return it as it is.
 // No early exit: the loop vectorizes, and most text is plain.
 bool plain_text(std::string_view s) {
-  unsigned escape = 0;
+  unsigned char escape = 0;  // bytes, not ints: sixteen to a vector
   for (char c : s) {
-    const unsigned u = static_cast<unsigned char>(c);
-    escape |= static_cast<unsigned>(u - 0x20 >= 0x60) | static_cast<unsigned>(u == '\\') | static_cast<unsigned>(u == '{') |
-              static_cast<unsigned>(u == '&');  // u - 0x20 >= 0x60: under 0x20 or from 0x80
+    const auto u = static_cast<unsigned char>(c);
+    escape |= static_cast<unsigned char>(static_cast<unsigned char>(u - 0x20) >= 0x60) | static_cast<unsigned char>(u == '\\') |
+              static_cast<unsigned char>(u == '{') |
+              static_cast<unsigned char>(u == '&');  // u - 0x20 >= 0x60: under 0x20 or from 0x80
   }
   return escape == 0;
 }
@@ -238,6 +240,7 @@ std::string fold_clean(std::string_view s) {
 }
 
 bool ideograph(utf8proc_int32_t cp) {
+  if (cp < 0x3040) return false;  // most text: one comparison
   return (cp >= 0x3040 && cp <= 0x30FF) || (cp >= 0x31F0 && cp <= 0x31FF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
          (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0xFF66 && cp <= 0xFF9F) ||
          (cp >= 0x20000 && cp <= 0x2FA1F);
@@ -246,7 +249,13 @@ bool ideograph(utf8proc_int32_t cp) {
 // ASCII classes without the C library's locale lookups (the process keeps the "C" locale).
 bool ascii_upper(utf8proc_int32_t cp) { return cp >= 'A' && cp <= 'Z'; }
 bool ascii_lower(utf8proc_int32_t cp) { return cp >= 'a' && cp <= 'z'; }
-bool ascii_alnum(utf8proc_int32_t cp) { return ascii_upper(cp) || ascii_lower(cp) || (cp >= '0' && cp <= '9'); }
+// ASCII letters and digits by table: split_words asks it of every byte.
+constexpr std::array<bool, 0x100> kAsciiAlnum = [] {
+  std::array<bool, 0x100> t{};
+  for (int c = 0; c < 0x80; ++c) t[c] = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+  return t;
+}();
+bool ascii_alnum(utf8proc_int32_t cp) { return cp >= 0 && cp < 0x100 && kAsciiAlnum[static_cast<std::size_t>(cp)]; }
 
 bool word_char(utf8proc_int32_t cp) { return cp < 0x80 ? ascii_alnum(cp) : word_codepoint(cp); }
 
@@ -343,8 +352,16 @@ bool abbreviation_dot(const Cps& cps, std::size_t k) {
 std::string fold_for_match(std::string_view text) { return fold_clean(decode_escapes(text)); }
 
 std::vector<Word> match_words(std::string_view text) {
+  WordList list;
+  match_words(text, list);
   std::vector<Word> out;
-  match_words(text, out);
+  out.reserve(list.words.size());
+  for (const auto& w : list.words) {
+    Word word;
+    static_cast<WordShape&>(word) = w;
+    word.text = list.text_of(w);
+    out.push_back(std::move(word));
+  }
   return out;
 }
 
@@ -352,32 +369,52 @@ namespace {
 
 // match_words over the code points of `clean` (a std::vector<Cp> or AsciiCps).
 template <typename Cps>
-void split_words(std::string_view clean, const Cps& cps, std::vector<Word>& out) {
+void split_words(std::string_view clean, const Cps& cps, WordList& out) {
   std::size_t start = std::string::npos;  // byte offset of the current word
   bool pending_break = false, pending_headline = false, pending_join = false, apostrophe = false, ascii = true;
   char pending_joiner = 0;
-  Word cur;
+  WordList::Entry cur;
+  // ASCII text folds byte for byte: lower-cased once, whole, its words are spans of it (a word
+  // with an apostrophe, which folding drops, is appended after it).
+  constexpr bool kAsciiText = std::is_same_v<Cps, AsciiCps>;
+  if constexpr (kAsciiText) {
+    out.text.assign(clean);
+    for (char& c : out.text) c = static_cast<char>(c | (static_cast<unsigned char>(c - 'A') < 26 ? 0x20 : 0));  // vectorizes
+  }
   auto flush = [&](std::size_t end) {
     if (start == std::string::npos) return;
     const std::string_view raw(clean.data() + start, end - start);
+    std::size_t at = out.text.size();
     if (ascii && !apostrophe) {
-      cur.text.resize(raw.size());
-      int caps = 0, small = 0;
-      for (std::size_t k = 0; k < raw.size(); ++k) {
-        const bool up = ascii_upper(raw[k]);
-        caps += up ? 1 : 0;
-        small += ascii_lower(raw[k]) ? 1 : 0;
-        cur.text[k] = static_cast<char>(up ? raw[k] + ('a' - 'A') : raw[k]);
+      // Two capitals and no small letter; a word that opens with a small letter has one.
+      if (!cur.lower) {
+        int caps = 0, small = 0;
+        for (char c : raw) {
+          caps += ascii_upper(c) ? 1 : 0;
+          small += ascii_lower(c) ? 1 : 0;
+        }
+        cur.all_caps = caps >= 2 && small == 0;
       }
-      cur.all_caps = caps >= 2 && small == 0;
+      if constexpr (kAsciiText) {
+        at = start;
+      } else {
+        out.text.append(raw);
+        for (std::size_t k = at; k < out.text.size(); ++k)
+          if (ascii_upper(out.text[k])) out.text[k] = static_cast<char>(out.text[k] + ('a' - 'A'));
+      }
     } else {
       std::string kept(raw);
       for (std::string_view mark : {"'", "\xE2\x80\x99"})
-        for (auto at = kept.find(mark); at != std::string::npos; at = kept.find(mark, at)) kept.erase(at, mark.size());
-      cur.text = fold_clean(kept);
+        for (auto pos = kept.find(mark); pos != std::string::npos; pos = kept.find(mark, pos)) kept.erase(pos, mark.size());
+      out.text += fold_clean(kept);
     }
-    if (!cur.text.empty()) out.push_back(std::move(cur));
-    cur = Word{};
+    const std::size_t size = ascii && !apostrophe ? raw.size() : out.text.size() - at;
+    if (size > 0) {
+      cur.at = static_cast<std::uint32_t>(at);
+      cur.size = static_cast<std::uint32_t>(size);
+      out.words.push_back(cur);
+    }
+    cur = WordList::Entry{};
     start = std::string::npos;
     apostrophe = false;
     ascii = true;
@@ -389,15 +426,17 @@ void split_words(std::string_view clean, const Cps& cps, std::vector<Word>& out)
     const auto cp = cps[k].cp;
     if (ideograph(cp)) {
       flush(cps[k].at);
-      Word w;
-      w.text = fold_clean(clean.substr(cps[k].at, cps[k].len));
+      WordList::Entry w;
+      w.at = static_cast<std::uint32_t>(out.text.size());
+      out.text += fold_clean(clean.substr(cps[k].at, cps[k].len));
+      w.size = static_cast<std::uint32_t>(out.text.size() - w.at);
       w.ideograph = true;
       w.kana = cp >= 0x3040 && cp <= 0x309F;
       w.clause_break = pending_break;
       w.headline_break = pending_break && pending_headline;
       w.bracketed = brackets > 0;
       pending_break = pending_headline = false;
-      out.push_back(std::move(w));
+      out.words.push_back(w);
       continue;
     }
     if (word_char(cp)) {
@@ -420,6 +459,17 @@ void split_words(std::string_view clean, const Cps& cps, std::vector<Word>& out)
         cur.joiner = pending_join ? pending_joiner : '\0';
         pending_break = pending_headline = pending_join = false;
       }
+      // The rest of a run of ASCII letters and digits changes nothing here: skip it (on ASCII
+      // text by the bytes themselves).
+      if constexpr (kAsciiText) {
+        while (k + 1 < clean.size() && kAsciiAlnum[static_cast<unsigned char>(clean[k + 1])]) ++k;
+      } else {
+        while (k + 1 < cps.size() && ascii_alnum(cps[k + 1].cp)) ++k;
+      }
+      continue;
+    }
+    if (cp == ' ') {  // the commonest separator: it only ends the word (none of the rules below is about it)
+      flush(cps[k].at);
       continue;
     }
     const bool in_word = start != std::string::npos;
@@ -444,8 +494,8 @@ void split_words(std::string_view clean, const Cps& cps, std::vector<Word>& out)
     flush(cps[k].at);
     // "-", "/", "_" or "." between two words: one identifier, written in whatever case it has.
     if ((cp == '-' || cp == '/' || cp == '_' || cp == '.') && k > 0 && word_char(cps[k - 1].cp) && is_word(k + 1) &&
-        !out.empty()) {
-      out.back().joined = true;
+        !out.words.empty()) {
+      out.words.back().joined = true;
       pending_join = true;
       pending_joiner = static_cast<char>(cp);
     }
@@ -470,8 +520,9 @@ void split_words(std::string_view clean, const Cps& cps, std::vector<Word>& out)
 
 }  // namespace
 
-void match_words(std::string_view text, std::vector<Word>& out) {
-  out.clear();
+void match_words(std::string_view text, WordList& out) {
+  out.text.clear();
+  out.words.clear();
   std::string decoded;
   const bool plain = plain_text(text);  // plain text is ASCII
   const std::string_view clean = plain ? text : std::string_view(decoded = decode_escapes(text));
@@ -488,15 +539,26 @@ bool is_ideograph_word(std::string_view folded) {
   return n > 0 && static_cast<std::size_t>(n) == folded.size() && ideograph(cp);
 }
 
-bool case_uninformative(const std::vector<Word>& words) {
+namespace {
+template <typename Words, typename Size>
+bool case_uninformative_of(const Words& words, Size text_size) {
   int upper = 0, lower = 0;
   for (std::size_t i = 1; i < words.size(); ++i) {
-    const Word& w = words[i];
-    if (w.text.size() < 4 || w.clause_break) continue;
+    const auto& w = words[i];
+    if (text_size(w) < 4 || w.clause_break) continue;
     upper += w.upper ? 1 : 0;
     lower += w.lower ? 1 : 0;
   }
   return lower == 0 || 3 * lower < upper;
+}
+}  // namespace
+
+bool case_uninformative(const std::vector<Word>& words) {
+  return case_uninformative_of(words, [](const Word& w) { return w.text.size(); });
+}
+
+bool case_uninformative(const WordList& words) {
+  return case_uninformative_of(words.words, [](const WordList::Entry& w) { return w.size; });
 }
 
 bool ablated(std::string_view mechanism) {

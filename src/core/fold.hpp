@@ -21,8 +21,8 @@ bool word_codepoint(std::int32_t cp);
 // out (ø o, æ ae, œ oe, ß ss, ł l, đ d, þ th, ı i). Valid UTF-8 out for any input.
 std::string fold_for_match(std::string_view text);
 
-struct Word {
-  std::string text;             // folded
+// How a word was written and where it stands; Word adds its folded text.
+struct WordShape {
   bool upper = false;           // first letter written upper-case
   bool lower = false;           // first letter written lower-case (neither: digits, CJK)
   bool possessive = false;      // written "Rose's": a name ends here
@@ -37,13 +37,26 @@ struct Word {
   bool bracketed = false;       // inside ( ) or [ ]: "Tokenizer-free translation (ACL 2026)"
 };
 
+struct Word : WordShape {
+  std::string text;  // folded
+};
+
 // Words in order. "llama.cpp" and "19.1" split at the dot, "force-wipe" at the hyphen, with no
 // break between; "c++" and "c#" stay whole; Han and kana come one character per word, so a
 // phrase of them matches inside a run ("東京湾で" holds "東京").
 std::vector<Word> match_words(std::string_view text);
-// The same into a vector the caller reuses (cleared first): the pipeline runs it on every
-// title and snippet.
-void match_words(std::string_view text, std::vector<Word>& out);
+
+// The same words with their folded text back to back in one buffer, not a std::string each:
+// the pipeline runs this on every title and snippet, into a list it reuses (cleared first).
+struct WordList {
+  struct Entry : WordShape {
+    std::uint32_t at = 0, size = 0;  // the folded text: text[at, at + size)
+  };
+  std::string text;
+  std::vector<Entry> words;
+  std::string_view text_of(const Entry& w) const { return {text.data() + w.at, w.size}; }
+};
+void match_words(std::string_view text, WordList& out);
 
 // A word match_words made of one character of a script without spaces.
 bool is_ideograph_word(std::string_view folded);
@@ -51,6 +64,7 @@ bool is_ideograph_word(std::string_view folded);
 // True when the words are mostly capitalised ("Kevin Rose Relaunches Digg") or all
 // capitals: there the case of a word says nothing about whether it is a name.
 bool case_uninformative(const std::vector<Word>& words);
+bool case_uninformative(const WordList& words);
 
 // Ranking mechanisms switched off for a measurement: L30_ABLATE="sense,stem" (the eval's
 // per-mechanism table runs the same binary with and without each). Read once per process.

@@ -30,12 +30,15 @@ std::string lower_ascii(std::string_view s) {
 }
 
 std::string sanitize_utf8(std::string_view s) {
-  // Printable ASCII, tabs and newlines come out as they are.
-  if (std::all_of(s.begin(), s.end(), [](char c) {
-        const auto u = static_cast<unsigned char>(c);
-        return (u >= 0x20 && u < 0x80) || c == '\n' || c == '\t';
-      }))
-    return std::string(s);
+  // Printable ASCII, tabs and newlines come out as they are. No early exit, on bytes: the
+  // check vectorizes, and most text passes. u - 0x20 >= 0x60: under 0x20 or from 0x80.
+  unsigned char other = 0;
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    other |= static_cast<unsigned char>(static_cast<unsigned char>(u - 0x20) >= 0x60) & static_cast<unsigned char>(u != '\n') &
+             static_cast<unsigned char>(u != '\t');
+  }
+  if (other == 0) return std::string(s);
   std::string out;
   out.reserve(s.size());
   const auto* p = reinterpret_cast<const utf8proc_uint8_t*>(s.data());
@@ -134,10 +137,11 @@ bool clean_ascii_line(std::string_view s) {
   if (s.front() == ' ' || s.back() == ' ') return false;
   // No early exit: the loop vectorizes, and most titles and snippets are clean. u - 0x20 >= 0x60:
   // under 0x20 or from 0x80.
-  unsigned dirty = 0;
+  unsigned char dirty = 0;  // bytes, not ints: sixteen to a vector
   for (std::size_t i = 0; i + 1 < s.size(); ++i) {
-    const unsigned u = static_cast<unsigned char>(s[i]), next = static_cast<unsigned char>(s[i + 1]);
-    dirty |= static_cast<unsigned>(u - 0x20 >= 0x60) | (static_cast<unsigned>(u == ' ') & static_cast<unsigned>(next == ' '));
+    const auto u = static_cast<unsigned char>(s[i]), next = static_cast<unsigned char>(s[i + 1]);
+    dirty |= static_cast<unsigned char>(static_cast<unsigned char>(u - 0x20) >= 0x60) |
+             static_cast<unsigned char>(static_cast<unsigned char>(u == ' ') & static_cast<unsigned char>(next == ' '));
   }
   const unsigned last = static_cast<unsigned char>(s.back());  // no space
   return dirty == 0 && last - 0x20 < 0x60;
@@ -444,12 +448,33 @@ bool is_stopword(std::string_view token) {
       if (!w.empty() && w.size() < 32) bits[static_cast<unsigned char>(w[0])] |= 1u << w.size();
     return bits;
   }();
-  static const bool all_short =
+  // Then an open-addressing table of the stopwords, hashed by three bytes and the length:
+  // std::hash and the set's division cost more than the rest of this function.
+  constexpr std::size_t kSlots = 1024;  // a power of two
+  static const auto hash = [](std::string_view w) {
+    return (static_cast<unsigned char>(w[0]) * 31u + static_cast<unsigned char>(w[w.size() / 2]) * 131u +
+            static_cast<unsigned char>(w.back()) * 7u + static_cast<unsigned>(w.size()) * 257u) &
+           (kSlots - 1);
+  };
+  static const bool fast =
+      4 * stopwords().size() <= kSlots &&
       std::all_of(stopwords().begin(), stopwords().end(), [](std::string_view w) { return !w.empty() && w.size() < 32; });
-  if (!all_short) return stopwords().count(token) > 0;
+  static const std::array<std::string_view, kSlots> table = [] {
+    std::array<std::string_view, kSlots> t{};
+    if (!fast) return t;
+    for (auto w : stopwords()) {
+      std::size_t at = hash(w);
+      while (!t[at].empty()) at = (at + 1) & (kSlots - 1);
+      t[at] = w;
+    }
+    return t;
+  }();
+  if (!fast) return stopwords().count(token) > 0;
   if (token.empty() || token.size() >= 32) return false;
   if (!(lengths_by_first[static_cast<unsigned char>(token[0])] & (1u << token.size()))) return false;
-  return stopwords().count(token) > 0;
+  for (std::size_t at = hash(token); !table[at].empty(); at = (at + 1) & (kSlots - 1))
+    if (table[at] == token) return true;
+  return false;
 }
 
 bool is_generic(std::string_view token) {

@@ -7,13 +7,31 @@
 
 namespace core {
 
-std::optional<Url> Url::parse(std::string_view s) {
+namespace {
+
+char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; }
+
+// `s` lower-cased (ASCII) is `lowered`.
+bool equals_lowered(std::string_view s, std::string_view lowered) {
+  return s.size() == lowered.size() &&
+         std::equal(s.begin(), s.end(), lowered.begin(), [](char a, char b) { return lower(a) == b; });
+}
+
+// Url::parse's reading of a URL as views into it: scheme and host not yet lower-cased, the
+// default port already dropped, the path "/" when there is none. canonical_url builds its key
+// from these without the strings of a Url.
+struct Parts {
+  std::string_view scheme, host, port, path, query, fragment;
+};
+
+std::optional<Parts> parts(std::string_view s) {
   s = trim(s);
   const auto colon = s.find("://");
   if (colon == std::string_view::npos || colon == 0) return std::nullopt;
-  Url u;
-  u.scheme = lower_ascii(s.substr(0, colon));
-  if (u.scheme != "http" && u.scheme != "https") return std::nullopt;
+  Parts u;
+  u.scheme = s.substr(0, colon);
+  const bool http = equals_lowered(u.scheme, "http");
+  if (!http && !equals_lowered(u.scheme, "https")) return std::nullopt;
   std::string_view rest = s.substr(colon + 3);
   const auto end_auth = rest.find_first_of("/?#");
   std::string_view authority = rest.substr(0, end_auth);
@@ -23,17 +41,17 @@ std::optional<Url> Url::parse(std::string_view s) {
   if (authority.front() == '[') {  // IPv6 literal
     const auto close = authority.find(']');
     if (close == std::string_view::npos) return std::nullopt;
-    u.host = lower_ascii(authority.substr(0, close + 1));
+    u.host = authority.substr(0, close + 1);
     if (close + 1 < authority.size() && authority[close + 1] == ':') u.port = authority.substr(close + 2);
   } else {
     const auto pc = authority.rfind(':');
-    u.host = lower_ascii(authority.substr(0, pc));
+    u.host = authority.substr(0, pc);
     if (pc != std::string_view::npos) u.port = authority.substr(pc + 1);
   }
   if (u.host.empty()) return std::nullopt;
   if (!std::all_of(u.port.begin(), u.port.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
     return std::nullopt;
-  if ((u.scheme == "http" && u.port == "80") || (u.scheme == "https" && u.port == "443")) u.port.clear();
+  if ((http && u.port == "80") || (!http && u.port == "443")) u.port = {};
   if (const auto hash = rest.find('#'); hash != std::string_view::npos) {
     u.fragment = rest.substr(hash + 1);
     rest = rest.substr(0, hash);
@@ -42,7 +60,22 @@ std::optional<Url> Url::parse(std::string_view s) {
     u.query = rest.substr(q + 1);
     rest = rest.substr(0, q);
   }
-  u.path = rest.empty() ? "/" : std::string(rest);
+  u.path = rest.empty() ? std::string_view("/") : rest;
+  return u;
+}
+
+}  // namespace
+
+std::optional<Url> Url::parse(std::string_view s) {
+  const auto p = parts(s);
+  if (!p) return std::nullopt;
+  Url u;
+  u.scheme = lower_ascii(p->scheme);
+  u.host = lower_ascii(p->host);
+  u.port = p->port;
+  u.path = p->path;
+  u.query = p->query;
+  u.fragment = p->fragment;
   return u;
 }
 
@@ -96,62 +129,87 @@ std::vector<std::pair<std::string, std::string>> split_query(std::string_view qu
 
 namespace {
 bool tracking_param(std::string_view name) {
-  const std::string n = lower_ascii(name);
-  return n.rfind("utm_", 0) == 0 || n == "ref" || n == "ref_src" || n == "fbclid" || n == "gclid" || n == "mc_cid" ||
-         n == "mc_eid" || n == "igshid" || n == "si" || n == "source" || n == "share_id";
+  if (name.size() >= 4 && equals_lowered(name.substr(0, 4), "utm_")) return true;
+  for (std::string_view n : {"ref", "ref_src", "fbclid", "gclid", "mc_cid", "mc_eid", "igshid", "si", "source", "share_id"})
+    if (equals_lowered(name, n)) return true;
+  return false;
+}
+
+// The query without tracking parameters, as split_query reads it (empty parts dropped, "k="
+// written "k").
+std::string untracked_query(std::string_view query, bool* dropped) {
+  std::string out;
+  while (!query.empty()) {
+    const auto amp = query.find('&');
+    const std::string_view part = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
+    if (part.empty()) continue;
+    const auto eq = part.find('=');
+    const std::string_view k = part.substr(0, eq), v = eq == std::string_view::npos ? std::string_view{} : part.substr(eq + 1);
+    if (tracking_param(k)) {
+      if (dropped) *dropped = true;
+      continue;
+    }
+    if (!out.empty()) out += '&';
+    out += k;
+    if (!v.empty()) {
+      out += '=';
+      out += v;
+    }
+  }
+  return out;
 }
 }  // namespace
 
 std::string strip_tracking(std::string_view url) {
+  if (url.find('?') == std::string_view::npos) return std::string(url);  // no query: nothing to strip
   auto parsed = Url::parse(url);
   if (!parsed || parsed->query.empty()) return std::string(url);
-  std::string query;
   bool dropped = false;
-  for (auto& [k, v] : split_query(parsed->query)) {
-    if (tracking_param(k)) {
-      dropped = true;
-      continue;
-    }
-    if (!query.empty()) query += '&';
-    query += k + (v.empty() ? "" : "=" + v);
-  }
+  std::string query = untracked_query(parsed->query, &dropped);
   if (!dropped) return std::string(url);
-  parsed->query = query;
+  parsed->query = std::move(query);
   return parsed->str();
 }
 
 std::string canonical_url(std::string_view url) {
-  auto parsed = Url::parse(url);
+  const auto parsed = parts(url);
   if (!parsed) return lower_ascii(trim(url));
-  Url& u = *parsed;
+  const Parts& u = *parsed;
+  std::string host = lower_ascii(u.host);
+  std::string_view path = u.path;
+  std::string youtube_query;
+  std::string_view query = u.query;
   for (std::string_view prefix : {"www.", "m.", "old.", "mobile.", "amp."}) {
-    if (u.host.rfind(prefix, 0) == 0 && u.host.size() > prefix.size() + 3) {
-      u.host.erase(0, prefix.size());
+    if (host.rfind(prefix, 0) == 0 && host.size() > prefix.size() + 3) {
+      host.erase(0, prefix.size());
       break;
     }
   }
-  if (u.host == "youtu.be" && u.path.size() > 1) {  // short links fold into watch URLs
-    u.query = "v=" + u.path.substr(1);
-    u.host = "youtube.com";
-    u.path = "/watch";
+  if (host == "youtu.be" && path.size() > 1) {  // short links fold into watch URLs
+    youtube_query = "v=" + std::string(path.substr(1));
+    query = youtube_query;
+    host = "youtube.com";
+    path = "/watch";
   }
-  std::string query;
-  for (auto& [k, v] : split_query(u.query)) {
-    if (tracking_param(k)) continue;
-    if (!query.empty()) query += '&';
-    query += k + (v.empty() ? "" : "=" + v);
-  }
-  std::string path = u.path;
   for (std::string_view index : {"/index.html", "/index.htm", "/index.php"}) {
-    if (path.size() >= index.size() && path.compare(path.size() - index.size(), index.size(), index) == 0) {
-      path.resize(path.size() - index.size() + 1);
+    if (path.ends_with(index)) {
+      path.remove_suffix(index.size() - 1);
       break;
     }
   }
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  if (path == "/") path.clear();
-  std::string out = u.host + (u.port.empty() ? "" : ":" + u.port) + path;
-  if (!query.empty()) out += "?" + query;
+  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  if (path == "/") path = {};
+  std::string out = std::move(host);
+  if (!u.port.empty()) {
+    out += ':';
+    out += u.port;
+  }
+  out += path;
+  if (const std::string q = untracked_query(query, nullptr); !q.empty()) {
+    out += '?';
+    out += q;
+  }
   return out;
 }
 

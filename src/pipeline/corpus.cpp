@@ -11,6 +11,18 @@
 namespace pipeline {
 
 namespace {
+// What a memcpy of the last n (1 to 7) bytes into a zeroed word gives, on a little-endian
+// machine, by fixed-size loads that may overlap (a memcpy of a variable size is a call).
+std::uint64_t tail_bytes(const char* p, std::size_t n) {
+  const auto load = [p](std::size_t at, auto word) {
+    std::memcpy(&word, p + at, sizeof word);
+    return static_cast<std::uint64_t>(word);
+  };
+  if (n >= 4) return load(0, std::uint32_t{}) | load(n - 4, std::uint32_t{}) << (8 * (n - 4));
+  if (n >= 2) return load(0, std::uint16_t{}) | load(n - 2, std::uint16_t{}) << (8 * (n - 2));
+  return static_cast<unsigned char>(p[0]);
+}
+
 std::uint64_t hash_word(std::string_view s) {
   std::uint64_t h = 0x9E3779B97F4A7C15ULL ^ s.size();
   std::size_t i = 0;
@@ -21,8 +33,7 @@ std::uint64_t hash_word(std::string_view s) {
     h ^= h >> 31;
   }
   if (i < s.size()) {
-    std::uint64_t w = 0;
-    std::memcpy(&w, s.data() + i, s.size() - i);
+    const std::uint64_t w = tail_bytes(s.data() + i, s.size() - i);
     h = (h ^ w) * 0x94D049BB133111EBULL;
   }
   h ^= h >> 29;
@@ -31,28 +42,51 @@ std::uint64_t hash_word(std::string_view s) {
 }
 }  // namespace
 
-TokenId TokenDict::intern(std::string_view token) {
-  if (2 * (words_.size() + 1) > slots_.size()) grow();  // load at most 1/2
-  const auto hash = static_cast<std::uint32_t>(hash_word(token));
-  const std::size_t mask = slots_.size() - 1;
+template <typename KeyOf>
+std::size_t TokenDict::find(const std::vector<Slot>& slots, std::uint32_t hash, std::string_view key, KeyOf key_of) {
+  const std::size_t mask = slots.size() - 1;
   std::size_t at = hash & mask;
-  for (; slots_[at].id != kEmpty; at = (at + 1) & mask)
-    if (slots_[at].hash == hash && words_[slots_[at].id] == token) return slots_[at].id;
+  for (; slots[at].index != kEmpty; at = (at + 1) & mask)
+    if (slots[at].hash == hash && key_of(slots[at].index) == key) break;
+  return at;
+}
+
+TokenId TokenDict::intern(std::string_view token) {
+  if (2 * (words_.size() + 1) > slots_.size()) grow(slots_);  // load at most 1/2
+  const auto hash = static_cast<std::uint32_t>(hash_word(token));
+  const std::size_t at = find(slots_, hash, token, [&](std::uint32_t i) -> std::string_view { return words_[i]; });
+  if (slots_[at].index != kEmpty) return slots_[at].index;
   const auto id = static_cast<TokenId>(words_.size());
   words_.emplace_back(token);
   slots_[at] = {hash, id};
   return id;
 }
 
-void TokenDict::grow() {
-  std::vector<Slot> old(std::max<std::size_t>(64, 2 * slots_.size()));
-  old.swap(slots_);
-  const std::size_t mask = slots_.size() - 1;
+const TokenDict::Known* TokenDict::known(std::string_view folded) const {
+  if (known_slots_.empty()) return nullptr;
+  const std::size_t at = find(known_slots_, static_cast<std::uint32_t>(hash_word(folded)), folded,
+                              [&](std::uint32_t i) -> std::string_view { return known_[i].first; });
+  return known_slots_[at].index == kEmpty ? nullptr : &known_[known_slots_[at].index].second;
+}
+
+void TokenDict::remember(std::string_view folded, Known k) {
+  if (2 * (known_.size() + 1) > known_slots_.size()) grow(known_slots_);
+  const auto hash = static_cast<std::uint32_t>(hash_word(folded));
+  const std::size_t at = find(known_slots_, hash, folded, [&](std::uint32_t i) -> std::string_view { return known_[i].first; });
+  if (known_slots_[at].index != kEmpty) return;
+  known_slots_[at] = {hash, static_cast<std::uint32_t>(known_.size())};
+  known_.emplace_back(std::string(folded), k);
+}
+
+void TokenDict::grow(std::vector<Slot>& slots) {
+  std::vector<Slot> old(std::max<std::size_t>(64, 2 * slots.size()));
+  old.swap(slots);
+  const std::size_t mask = slots.size() - 1;
   for (const Slot& s : old) {
-    if (s.id == kEmpty) continue;
+    if (s.index == kEmpty) continue;
     std::size_t at = s.hash & mask;
-    while (slots_[at].id != kEmpty) at = (at + 1) & mask;
-    slots_[at] = s;
+    while (slots[at].index != kEmpty) at = (at + 1) & mask;
+    slots[at] = s;
   }
 }
 
@@ -104,9 +138,10 @@ bool digits_only(std::string_view s) {
 }  // namespace
 
 std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bool* case_free) {
-  thread_local std::vector<core::Word> words;
-  core::match_words(text, words);
-  if (case_free) *case_free = core::case_uninformative(words);
+  thread_local core::WordList list;
+  core::match_words(text, list);
+  const auto& words = list.words;
+  if (case_free) *case_free = core::case_uninformative(list);
   std::vector<MatchWord> out;
   out.reserve(words.size());
   // A chain of joined words is an identifier ("tokio-rs/tokio", "llama.cpp", "cve-2025-1234"),
@@ -120,15 +155,17 @@ std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bo
     std::size_t b = a + 1;
     while (b < words.size() && words[b].glued) ++b;
     bool id = every_chain;
-    for (std::size_t k = a; k < b && !id; ++k)
-      id = (k > a && words[k].joiner != '-') ||
-           std::any_of(words[k].text.begin(), words[k].text.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    for (std::size_t k = a; k < b && !id; ++k) {
+      const auto t = list.text_of(words[k]);
+      id = (k > a && words[k].joiner != '-') || std::any_of(t.begin(), t.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    }
     if (id)
       for (std::size_t k = a; k < b; ++k) identifier[k] = true;
     a = b;
   }
   for (std::size_t k = 0; k < words.size(); ++k) {
     const auto& w = words[k];
+    const auto t = list.text_of(w);
     std::uint16_t flags = 0;
     if (w.upper) flags |= kUpper;
     if (w.lower) flags |= kLower;
@@ -138,10 +175,18 @@ std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bo
     if (w.bracketed) flags |= kBracketed;
     if (w.all_caps) flags |= kAllCaps;
     if (w.joined && identifier[k]) flags |= kJoined;
-    if (w.kana || core::is_stopword(w.text)) flags |= kStop;
+    if (w.kana) flags |= kStop;
     if (w.ideograph) flags |= kIdeograph;
-    if (digits_only(w.text)) flags |= kNumber;
-    out.push_back({dict.intern(w.ideograph ? std::string_view(w.text) : normalized(w.text)), flags, w.glued});
+    // The token and what the text alone decides, cached by the dictionary (ideographs, rare and
+    // not normalized, are not).
+    const TokenDict::Known* cached = w.ideograph ? nullptr : dict.known(t);
+    TokenDict::Known known = cached ? *cached : TokenDict::Known{};
+    if (!cached) {
+      known = {dict.intern(w.ideograph ? t : normalized(t)),
+               static_cast<std::uint16_t>((core::is_stopword(t) ? kStop : 0) | (digits_only(t) ? kNumber : 0))};
+      if (!w.ideograph) dict.remember(t, known);
+    }
+    out.push_back({known.id, static_cast<std::uint16_t>(flags | known.flags), w.glued});
   }
   return out;
 }

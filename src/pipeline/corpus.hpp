@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "model/item.hpp"
@@ -23,18 +24,33 @@ class TokenDict {
   const std::string& text(TokenId id) const { return words_[id]; }
   std::size_t size() const { return words_.size(); }
 
+  // match_sequence's cache, by a word as folded (before the plural rule): its token and the
+  // flags its text alone decides. One lookup for a word instead of a stopword probe, the rule
+  // and intern's own; ids never change, so what is cached stays right.
+  struct Known {
+    TokenId id;
+    std::uint16_t flags;
+  };
+  const Known* known(std::string_view folded) const;
+  void remember(std::string_view folded, Known k);
+
  private:
   // Open addressing with linear probing over a power-of-two table: every word of every title
   // and snippet is looked up here, and std::unordered_map spent two divisions and a scattered
-  // node on each lookup.
+  // node on each lookup. A slot holds an index into words_ (or known_).
   struct Slot {
     std::uint32_t hash = 0;
-    TokenId id = kEmpty;
+    std::uint32_t index = kEmpty;
   };
-  static constexpr TokenId kEmpty = ~TokenId{0};
-  void grow();
+  static constexpr std::uint32_t kEmpty = ~std::uint32_t{0};
+  // The slot of the key whose text key_of(index) is `key`, or the empty one where it goes.
+  template <typename KeyOf>
+  static std::size_t find(const std::vector<Slot>& slots, std::uint32_t hash, std::string_view key, KeyOf key_of);
+  static void grow(std::vector<Slot>& slots);
   std::vector<Slot> slots_;
   std::vector<std::string> words_;
+  std::vector<Slot> known_slots_;
+  std::vector<std::pair<std::string, Known>> known_;
 };
 
 // Light normalization shared by topic and items: case-folded, trailing plural 's' dropped.

@@ -40,6 +40,21 @@ const std::unordered_map<std::string, Cue>& cues() {
   return kCues;
 }
 
+// Whether `w` may be a cue, by its first byte and length (bit n: a cue of n bytes): most title
+// words are answered without the map's hash.
+bool maybe_cue(std::string_view w) {
+  static const bool all_short =
+      std::all_of(cues().begin(), cues().end(), [](const auto& e) { return !e.first.empty() && e.first.size() < 32; });
+  static const std::array<std::uint32_t, 256> lengths = [] {
+    std::array<std::uint32_t, 256> bits{};
+    for (const auto& [word, kind] : cues())
+      if (!word.empty() && word.size() < 32) bits[static_cast<unsigned char>(word[0])] |= 1u << word.size();
+    return bits;
+  }();
+  if (!all_short) return true;
+  return !w.empty() && w.size() < 32 && ((lengths[static_cast<unsigned char>(w[0])] >> w.size()) & 1u) != 0;
+}
+
 bool has_digit(std::string_view s) {
   return std::any_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
@@ -77,7 +92,7 @@ Facts title_facts(const std::vector<MatchWord>& words, TokenDict& dict) {
     if (const auto part = value_part(text); !part.empty()) {
       if (!value.empty()) value += '.';
       value += part;
-    } else if (auto it = cue.find(text); it != cue.end() && counts[it->second] < 3) {
+    } else if (auto it = maybe_cue(text) ? cue.find(text) : cue.end(); it != cue.end() && counts[it->second] < 3) {
       ++counts[it->second];
     }
   }
