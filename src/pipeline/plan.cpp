@@ -557,6 +557,11 @@ std::string subject_of(std::string_view topic) {
     // A leading article typed in lower case ("the Steam Machine"; not "The Verge"): a
     // platform's search may require it.
     if (i == 0 && n >= 2 && parts[0].lower && (f == "the" || f == "a" || f == "an")) ask[i] = Asking::either_end;
+    // "give me the latest on", "catch me up on", "tell me about": a request to the tool.
+    const std::string after = i + 1 < n ? core::lower_ascii(read[i + 1]) : "";
+    if (i == 0 && (f == "give" || f == "catch" || f == "show" || f == "summarize" || f == "summarise") &&
+        (after == "me" || after == "us" || f.starts_with("summar")))
+      ask[i] = Asking::talk;
     // "this week", "past month"
     const std::string before = i > 0 ? core::lower_ascii(read[i - 1]) : "";
     if (period_word(f) && (before == "this" || before == "last" || before == "past")) ask[i - 1] = ask[i] = Asking::either_end;
@@ -575,13 +580,19 @@ std::string subject_of(std::string_view topic) {
     if (!lead) a = 0;
   }
   lead |= talk;
-  while (b > a && (stop[b - 1] || ask[b - 1] == Asking::either_end || ask[b - 1] == Asking::trailing))
+  // A year among the asking at the end stays, dating the subject: "X news 2026" -> "X 2026".
+  std::vector<std::string> years;
+  while (b > a && (stop[b - 1] || ask[b - 1] == Asking::either_end || ask[b - 1] == Asking::trailing || is_year(typed[b - 1]))) {
+    if (is_year(typed[b - 1])) years.insert(years.begin(), typed[b - 1]);
     trail |= ask[b - 1] != Asking::no, --b;
-  if (!trail) b = n;
+  }
+  if (!trail) b = n, years.clear();
   const bool content =
       std::any_of(stop.begin() + static_cast<long>(a), stop.begin() + static_cast<long>(b), [](bool st) { return !st; });
   if ((!lead && !trail) || !content) return std::string(topic);
-  return join(std::vector<std::string>(typed.begin() + static_cast<long>(a), typed.begin() + static_cast<long>(b)));
+  std::vector<std::string> kept(typed.begin() + static_cast<long>(a), typed.begin() + static_cast<long>(b));
+  kept.insert(kept.end(), years.begin(), years.end());
+  return join(kept);
 }
 
 model::Plan make_plan(std::string_view topic_in, model::Depth depth, std::vector<model::Synonym> host_synonyms) {
