@@ -434,7 +434,9 @@ void add_undated(model::Plan& p, const std::vector<std::string>& written, int ca
   if (written.size() < 2 || !is_year(written.back())) return;
   auto end = written.end() - 1;  // and the function word before it: "Steam Machine in 2026"
   while (end != written.begin() && core::is_stopword(folded_words(*(end - 1)))) --end;
-  if (end != written.begin()) add_unique(p, join({written.begin(), end}), 0.7, cap);
+  // As much the question as the topic typed: the year only dates it (an edition's items hold
+  // both forms, and relevance keeps its year).
+  if (end != written.begin()) add_unique(p, join({written.begin(), end}), 1.0, cap);
 }
 
 // The sub-queries that reach what the topic as typed misses, most useful first.

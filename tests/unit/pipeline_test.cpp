@@ -342,7 +342,10 @@ TEST(Plan, AsksForTheHeadWithoutItsQualifiers) {
   ASSERT_GE(q.size(), 2u);
   EXPECT_EQ(q[1], "Kubernetes 1.38") << "the head before the spellings: a qualifier filters more than a spelling brings";
   // A year at the end dates the question: also asked without it (and the joined edition stays).
-  EXPECT_TRUE(has(asked("Steam Machine 2026"), "Steam Machine"));
+  const auto dated = make_plan("Steam Machine 2026", model::Depth::standard);
+  ASSERT_GE(dated.sub_queries.size(), 2u);
+  EXPECT_EQ(dated.sub_queries[1].text, "Steam Machine");
+  EXPECT_DOUBLE_EQ(dated.sub_queries[1].weight, 1.0) << "as much the question as the topic typed";
   EXPECT_TRUE(has(asked("Steam Machine in 2026"), "Steam Machine"));
   EXPECT_TRUE(has(asked("diffusion language models 2026"), "diffusion language models"));
   q = asked("ACL 2026");
