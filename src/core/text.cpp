@@ -440,13 +440,11 @@ const std::unordered_set<std::string_view>& generic_words() {
 }  // namespace
 
 bool is_stopword(std::string_view token) {
-  // Which lengths (bit n: n bytes, n < 32) the stopwords of each first byte have: a word whose
-  // length and first byte no stopword has (most words) is answered without a hash.
-  static const std::array<std::uint32_t, 256> lengths_by_first = [] {
-    std::array<std::uint32_t, 256> bits{};
-    for (auto w : stopwords())
-      if (!w.empty() && w.size() < 32) bits[static_cast<unsigned char>(w[0])] |= 1u << w.size();
-    return bits;
+  // A word whose length and first byte no stopword has (most words) is answered without a hash.
+  static const FirstByteLengths lengths = [] {
+    FirstByteLengths f;
+    for (auto w : stopwords()) f.add(w);
+    return f;
   }();
   // Then an open-addressing table of the stopwords, hashed by three bytes and the length:
   // std::hash and the set's division cost more than the rest of this function.
@@ -456,9 +454,7 @@ bool is_stopword(std::string_view token) {
             static_cast<unsigned char>(w.back()) * 7u + static_cast<unsigned>(w.size()) * 257u) &
            (kSlots - 1);
   };
-  static const bool fast =
-      4 * stopwords().size() <= kSlots &&
-      std::all_of(stopwords().begin(), stopwords().end(), [](std::string_view w) { return !w.empty() && w.size() < 32; });
+  static const bool fast = 4 * stopwords().size() <= kSlots && lengths.all_short();
   static const std::array<std::string_view, kSlots> table = [] {
     std::array<std::string_view, kSlots> t{};
     if (!fast) return t;
@@ -470,8 +466,7 @@ bool is_stopword(std::string_view token) {
     return t;
   }();
   if (!fast) return stopwords().count(token) > 0;
-  if (token.empty() || token.size() >= 32) return false;
-  if (!(lengths_by_first[static_cast<unsigned char>(token[0])] & (1u << token.size()))) return false;
+  if (!lengths.may_hold(token)) return false;
   for (std::size_t at = hash(token); !table[at].empty(); at = (at + 1) & (kSlots - 1))
     if (table[at] == token) return true;
   return false;
@@ -539,6 +534,8 @@ bool starts_with_ci(std::string_view s, std::string_view prefix) {
     if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i]))) return false;
   return true;
 }
+
+bool equals_ci(std::string_view a, std::string_view b) { return a.size() == b.size() && starts_with_ci(a, b); }
 
 bool contains_ci(std::string_view haystack, std::string_view needle) {
   if (needle.empty()) return true;

@@ -1,6 +1,7 @@
 #pragma once
 // Text utilities shared by parsers, scoring and renderers. All functions are pure
 // and can be called from any thread.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -53,6 +54,27 @@ std::string url_decode(std::string_view s);
 
 // Function words that carry no topic.
 bool is_stopword(std::string_view token);
+
+// A word list's prefilter: which lengths (bit n: n bytes, n < 32) its words of each first byte
+// have. A word it rules out (most words of most texts) is in no list lookup's way.
+class FirstByteLengths {
+ public:
+  void add(std::string_view w) {
+    if (w.empty() || w.size() >= 32) all_short_ = false;
+    else bits_[static_cast<unsigned char>(w[0])] |= 1u << w.size();
+  }
+  // False only for a word the list cannot hold; always true for a list with a word of 32 bytes
+  // or more.
+  bool may_hold(std::string_view w) const {
+    if (!all_short_) return true;
+    return !w.empty() && w.size() < 32 && ((bits_[static_cast<unsigned char>(w[0])] >> w.size()) & 1u) != 0;
+  }
+  bool all_short() const { return all_short_; }
+
+ private:
+  std::array<std::uint32_t, 256> bits_{};
+  bool all_short_ = true;
+};
 // Words that match too much to count as evidence alone ("new", "best", "2026", "ai"...).
 bool is_generic(std::string_view token);
 
@@ -63,6 +85,7 @@ std::uint64_t fnv1a64(std::string_view s, std::uint64_t seed = 14695981039346656
 std::string hex64(std::uint64_t v);
 
 bool starts_with_ci(std::string_view s, std::string_view prefix);
+bool equals_ci(std::string_view a, std::string_view b);  // ASCII letters folded
 bool contains_ci(std::string_view haystack, std::string_view needle);
 std::string_view trim(std::string_view s);
 

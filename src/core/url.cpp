@@ -9,14 +9,6 @@ namespace core {
 
 namespace {
 
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; }
-
-// `s` lower-cased (ASCII) is `lowered`.
-bool equals_lowered(std::string_view s, std::string_view lowered) {
-  return s.size() == lowered.size() &&
-         std::equal(s.begin(), s.end(), lowered.begin(), [](char a, char b) { return lower(a) == b; });
-}
-
 // Url::parse's reading of a URL as views into it: scheme and host not yet lower-cased, the
 // default port already dropped, the path "/" when there is none. canonical_url builds its key
 // from these without the strings of a Url.
@@ -30,8 +22,8 @@ std::optional<Parts> parts(std::string_view s) {
   if (colon == std::string_view::npos || colon == 0) return std::nullopt;
   Parts u;
   u.scheme = s.substr(0, colon);
-  const bool http = equals_lowered(u.scheme, "http");
-  if (!http && !equals_lowered(u.scheme, "https")) return std::nullopt;
+  const bool http = equals_ci(u.scheme, "http");
+  if (!http && !equals_ci(u.scheme, "https")) return std::nullopt;
   std::string_view rest = s.substr(colon + 3);
   const auto end_auth = rest.find_first_of("/?#");
   std::string_view authority = rest.substr(0, end_auth);
@@ -129,9 +121,9 @@ std::vector<std::pair<std::string, std::string>> split_query(std::string_view qu
 
 namespace {
 bool tracking_param(std::string_view name) {
-  if (name.size() >= 4 && equals_lowered(name.substr(0, 4), "utm_")) return true;
+  if (starts_with_ci(name, "utm_")) return true;
   for (std::string_view n : {"ref", "ref_src", "fbclid", "gclid", "mc_cid", "mc_eid", "igshid", "si", "source", "share_id"})
-    if (equals_lowered(name, n)) return true;
+    if (equals_ci(name, n)) return true;
   return false;
 }
 

@@ -137,6 +137,10 @@ bool digits_only(std::string_view s) {
 }
 }  // namespace
 
+bool is_year(std::string_view word) {
+  return word.size() == 4 && digits_only(word) && (word.starts_with("19") || word.starts_with("20"));
+}
+
 std::vector<MatchWord> match_sequence(std::string_view text, TokenDict& dict, bool* case_free) {
   thread_local core::WordList list;
   core::match_words(text, list);

@@ -201,6 +201,9 @@ struct Corpus {
   Topic topic;
 };
 
+// "1998", "2026": four digits, 19xx or 20xx.
+bool is_year(std::string_view word);
+
 // The topic's words as written, split at white space.
 std::vector<std::string> written_words(std::string_view topic);
 // "PostgreSQL-19" -> "PostgreSQL", "19": a name hyphenated to its version, as two words.

@@ -7,6 +7,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/text.hpp"
 #include "pipeline/corpus.hpp"
 
 namespace pipeline {
@@ -40,19 +41,15 @@ const std::unordered_map<std::string, Cue>& cues() {
   return kCues;
 }
 
-// Whether `w` may be a cue, by its first byte and length (bit n: a cue of n bytes): most title
-// words are answered without the map's hash.
+// Whether `w` may be a cue, by its first byte and length: most title words are answered
+// without the map's hash.
 bool maybe_cue(std::string_view w) {
-  static const bool all_short =
-      std::all_of(cues().begin(), cues().end(), [](const auto& e) { return !e.first.empty() && e.first.size() < 32; });
-  static const std::array<std::uint32_t, 256> lengths = [] {
-    std::array<std::uint32_t, 256> bits{};
-    for (const auto& [word, kind] : cues())
-      if (!word.empty() && word.size() < 32) bits[static_cast<unsigned char>(word[0])] |= 1u << word.size();
-    return bits;
+  static const core::FirstByteLengths lengths = [] {
+    core::FirstByteLengths f;
+    for (const auto& [word, kind] : cues()) f.add(word);
+    return f;
   }();
-  if (!all_short) return true;
-  return !w.empty() && w.size() < 32 && ((lengths[static_cast<unsigned char>(w[0])] >> w.size()) & 1u) != 0;
+  return lengths.may_hold(w);
 }
 
 bool has_digit(std::string_view s) {

@@ -232,11 +232,6 @@ bool opens_question(const std::vector<std::string>& written) {
   });
 }
 
-bool is_year(const std::string& raw) {
-  return raw.size() == 4 && std::all_of(raw.begin(), raw.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-         (raw.compare(0, 2, "19") == 0 || raw.compare(0, 2, "20") == 0);
-}
-
 Token classify(const std::string& raw) {
   Token t;
   t.raw = raw;
@@ -544,16 +539,18 @@ std::string subject_of(std::string_view topic) {
     if (parts.empty()) stop[i] = true;  // "&", "-": punctuation joins like a function word
     if (parts.size() != 1 || parts[0].all_caps || (!parts[0].lower && !parts[0].upper)) continue;
     const std::string& f = parts[0].text;
+    const Asking kind = asking(f);
+    const bool function_word = core::is_stopword(f);
     // A sentence's capital says nothing of a name: "What's new with Bun", "Latest on Bun" (but
     // "News Corp", "Today Show" are names).
-    const bool opening_word = core::is_stopword(f) || asking(f) == Asking::talk || asking(f) == Asking::who || f == "latest" ||
-                              f == "recent" || f == "thoughts" || f == "opinions";
+    const bool opening_word = function_word || kind == Asking::talk || kind == Asking::who || f == "latest" || f == "recent" ||
+                              f == "thoughts" || f == "opinions";
     // In Title Case every capital is unsure: an asking word ending three or more words is one
     // ("Steam Machine News"); ending two it may be a name's ("Fox News").
-    const bool titled_end = title_case && i + 1 == n && i >= 2 && asking(f) != Asking::no;
+    const bool titled_end = title_case && i + 1 == n && i >= 2 && kind != Asking::no;
     if (!parts[0].lower && !(i == 0 && opening_word) && !titled_end) continue;
-    stop[i] = core::is_stopword(f);
-    ask[i] = asking(f);
+    stop[i] = function_word;
+    ask[i] = kind;
     // "what's new with": news again ("new" alone opens "new york").
     if (f == "new" && i > 0 && i <= 2 && (opening == "what's" || opening == "whats" || opening == "what")) ask[i] = Asking::talk;
     // A leading article typed in lower case ("the Steam Machine"; not "The Verge"): a

@@ -810,8 +810,7 @@ void weigh_years(Corpus& c) {
   for (std::size_t i = 1; i < t.terms.size(); ++i) {
     auto& year = t.terms[i];
     if (!year.number || year.forms[0].size() != 1 || year.weight == 0) continue;
-    const std::string& y = c.dict.text(year.forms[0][0]);
-    if (y.size() != 4 || !(y.starts_with("19") || y.starts_with("20"))) continue;
+    if (!is_year(c.dict.text(year.forms[0][0]))) continue;
     // The name it follows, over a function word: "Steam Machine 2026", "Steam Machine in 2026".
     std::size_t at = i - 1;
     while (at > 0 && t.terms[at].connector) --at;
