@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  // The depth's full plan: 1, 3 and 5 sub-queries.
+  // The depth's full plan: 2, 3 and 5 sub-queries (pipeline::max_sub_queries).
   const std::vector<std::string> subs = {"tokio", "tokio runtime", "async rust", "tokio io_uring", "rust futures"};
   auto plan = [&](int n) {
     std::string j = R"({"sub_queries":[)";
@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> flag;
     int subqueries;
   };
-  const std::vector<Depth> depths = {{"quick", {"--quick"}, 1}, {"default", {}, 3}, {"deep", {"--deep"}, 5}};
+  const std::vector<Depth> depths = {{"quick", {"--quick"}, 2}, {"default", {}, 3}, {"deep", {"--deep"}, 5}};
   const std::vector<Config> configs = {
       {"all keyless sources", {}},
       {"hn,github,stackexchange,lobsters,polymarket (unpaced)", {"--search", "hn,github,stackexchange,lobsters,polymarket"}},

@@ -2,10 +2,11 @@
 // fake internet and prints nDCG@5, P@5, wrong-entity-in-top-5 and recall (relevant stories
 // the searches reached) per case and overall.
 //   l30_eval [--cases DIR] [--binary PATH] [--case NAME]... [--exclude GLOB]... [--show | --show-all] [--dump DIR] [--pool]
-//            [--typed lower|upper|title] [--asked TEMPLATE] [--gate --min-ndcg X --min-case-ndcg X --max-wrong N]
+//            [--typed lower|upper|title] [--asked TEMPLATE] [--depth quick|default|deep] [--gate --min-ndcg X --min-case-ndcg X --max-wrong N]
 // --typed asks each topic as a user might type it instead (ASCII letters recased): the labels
 // do not change with the typing, so neither should the ranking. --asked "latest {} news" asks
-// it inside words that ask for the same thing ({year}: the case's own year).
+// it inside words that ask for the same thing ({year}: the case's own year). --depth runs every
+// case at that depth (a stranger's `--quick` asks for the same stories, only fewer of them).
 // Cases run concurrently, one process each (each process keeps its own per-host politeness).
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -45,6 +46,7 @@ struct Options {
   bool pool = false;  // every search returns the whole candidate pool: the ranker alone
   std::string typed;  // "", "lower", "upper" or "title"
   std::string asked;  // "" or a template holding "{}"
+  std::string depth;  // "" (each case's own) or quick, default, deep
   double min_ndcg = 0.90, min_case_ndcg = 0.75;
   int max_wrong = 0;
 };
@@ -62,7 +64,7 @@ struct Result {
   std::cerr << "l30_eval: " << why << "\n"
             << "usage: l30_eval [--cases DIR] [--binary PATH] [--case NAME]... [--exclude GLOB]... [--show | --show-all] [--dump "
                "DIR] [--pool]\n"
-            << "                [--typed lower|upper|title] [--asked TEMPLATE] [--gate [--min-ndcg X] [--min-case-ndcg X] "
+            << "                [--typed lower|upper|title] [--asked TEMPLATE] [--depth quick|default|deep] [--gate [--min-ndcg X] [--min-case-ndcg X] "
                "[--max-wrong N]]\n";
   std::exit(2);
 }
@@ -90,6 +92,9 @@ Options parse(int argc, char** argv) {
     } else if (a == "--asked") {
       o.asked = value();
       if (o.asked.find("{}") == std::string::npos) usage("--asked needs a template holding {} for the topic");
+    } else if (a == "--depth") {
+      o.depth = value();
+      if (o.depth != "quick" && o.depth != "default" && o.depth != "deep") usage("--depth is quick, default or deep");
     } else if (a == "--min-ndcg") o.min_ndcg = std::stod(value());
     else if (a == "--min-case-ndcg") o.min_case_ndcg = std::stod(value());
     else if (a == "--max-wrong") o.max_wrong = std::stoi(value());
@@ -176,6 +181,8 @@ int main(int argc, char** argv) {
       for (auto& c : cases) c.topic = retyped(c.topic, o.typed);
     if (!o.asked.empty())
       for (auto& c : cases) c.topic = asked_as(o.asked, c);
+    if (!o.depth.empty())
+      for (auto& c : cases) c.depth = o.depth;
   } catch (const std::exception& e) {
     std::cerr << "l30_eval: " << e.what() << "\n";
     return 2;

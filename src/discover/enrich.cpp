@@ -223,6 +223,10 @@ SubRunResult research_subrun(const SubRunContext& ctx, std::stop_token stop) {
   spec.sources = ctx.sources;
   spec.now = ctx.now;
   spec.comments = false;  // a sub-run's items are counted and cited, never quoted
+  // A nominated topic is a story the platforms named in their own words: a quick tier asks it
+  // as named, once per source (a quick run's second form is for topics a person types); six
+  // sub-runs already press on keyless search limits (GitHub's ten a minute).
+  if (ctx.depth == model::Depth::quick) spec.max_sub_queries = 1;
   const pipeline::ResearchEnv env{*ctx.config, fetcher, ctx.deadline, stop};
   SubRunResult out;
   out.report = pipeline::run_research(spec, env);

@@ -19,7 +19,7 @@ namespace pipeline {
 
 int max_sub_queries(model::Depth depth) {
   switch (depth) {
-    case model::Depth::quick: return 1;
+    case model::Depth::quick: return 2;
     case model::Depth::standard: return 3;
     case model::Depth::deep: return 5;
   }

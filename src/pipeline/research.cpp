@@ -27,6 +27,8 @@ model::Report run_research(const ResearchSpec& spec, const ResearchEnv& env) {
   // The brief keeps the topic as typed; the plan and the scores read its subject.
   const std::string subject = subject_of(spec.topic);
   report.plan = plan_for(subject, spec.depth, spec.host_plan);  // 1. plan
+  if (spec.max_sub_queries > 0 && report.plan.sub_queries.size() > spec.max_sub_queries)
+    report.plan.sub_queries.resize(spec.max_sub_queries);
 
   const auto prof = profile(spec.depth);
   sources::Query query;

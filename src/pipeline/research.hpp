@@ -30,6 +30,7 @@ struct ResearchSpec {
   std::vector<const sources::Source*> sources;
   core::UnixSeconds now = 0;
   bool comments = true;  // quote the best items' discussions (discovery sub-runs only count items)
+  std::size_t max_sub_queries = 0;  // 0: the depth's (pipeline::max_sub_queries); else the plan's first ones
 };
 
 // One source starting or finishing inside a run (the progress hook's event).

@@ -358,7 +358,10 @@ TEST(Plan, AsksForTheHeadWithoutItsQualifiers) {
   q = asked("Mistral new model");
   EXPECT_TRUE(has(q, "Mistral"));
   for (const auto& s : q) EXPECT_NE(s.find("Mistral"), std::string::npos) << "never a qualifier alone: " << s;
-  EXPECT_EQ(asked("Starlink outage", model::Depth::quick), (std::vector<std::string>{"Starlink outage"})) << "quick asks once";
+  // A quick run asks the topic and the next form: the topic alone reached 325 of the cases'
+  // 395 stories at quick, these two 369.
+  EXPECT_EQ(asked("Starlink outage", model::Depth::quick), (std::vector<std::string>{"Starlink outage", "Starlink"}));
+  EXPECT_EQ(asked("year 2038 problem", model::Depth::quick).size(), 1u) << "nothing else to ask: nothing made up";
   // No capital, no question: nothing says which word is the name ("tim cook"), so nothing is split.
   EXPECT_EQ(asked("tim cook"), (std::vector<std::string>{"tim cook"}));
   EXPECT_EQ(asked("Kevin Rose"), (std::vector<std::string>{"Kevin Rose"})) << "a name is one unit";
