@@ -29,7 +29,7 @@ struct ResearchSpec {
   std::optional<model::Plan> host_plan;
   std::vector<const sources::Source*> sources;
   core::UnixSeconds now = 0;
-  bool comments = true;  // quote the best items' discussions (discovery sub-runs only count items)
+  bool comments = true;             // quote the best items' discussions (discovery sub-runs only count items)
   std::size_t max_sub_queries = 0;  // 0: the depth's (pipeline::max_sub_queries); else the plan's first ones
 };
 
