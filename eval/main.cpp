@@ -2,8 +2,8 @@
 // fake internet and prints nDCG@5, P@5, wrong-entity-in-top-5 and recall (relevant stories
 // the searches reached) per case and overall.
 //   l30_eval [--cases DIR] [--binary PATH] [--case NAME]... [--exclude GLOB]... [--show | --show-all] [--dump DIR] [--pool]
-//            [--typed lower|upper|title] [--asked TEMPLATE] [--depth quick|default|deep] [--gate --min-ndcg X --min-case-ndcg X
-//            --max-wrong N]
+//            [--typed lower|upper|title] [--asked TEMPLATE] [--depth quick|default|deep]
+//            [--gate --min-ndcg X --min-case-ndcg X --max-wrong N]
 // --typed asks each topic as a user might type it instead (ASCII letters recased): the labels
 // do not change with the typing, so neither should the ranking. --asked "latest {} news" asks
 // it inside words that ask for the same thing ({year}: the case's own year). --depth runs every
@@ -65,9 +65,8 @@ struct Result {
   std::cerr << "l30_eval: " << why << "\n"
             << "usage: l30_eval [--cases DIR] [--binary PATH] [--case NAME]... [--exclude GLOB]... [--show | --show-all] [--dump "
                "DIR] [--pool]\n"
-            << "                [--typed lower|upper|title] [--asked TEMPLATE] [--depth quick|default|deep] [--gate [--min-ndcg "
-               "X] [--min-case-ndcg X] "
-               "[--max-wrong N]]\n";
+            << "                [--typed lower|upper|title] [--asked TEMPLATE] [--depth quick|default|deep]\n"
+            << "                [--gate [--min-ndcg X] [--min-case-ndcg X] [--max-wrong N]]\n";
   std::exit(2);
 }
 
