@@ -278,7 +278,9 @@ std::vector<std::string> plain_forms(const std::vector<std::string>& written) {
   if (possessives)
     for (auto& w : words)
       for (std::string_view mark : {"'s", "\u2019s"}) {
-        if (w.size() < mark.size() + 2 || !std::string_view(w).ends_with(mark)) continue;
+        // "Tim Cook's", "TypeScript 7's" (a version's possessive too)
+        const std::size_t min_owner = w[0] >= '0' && w[0] <= '9' ? 1 : 2;
+        if (w.size() < mark.size() + min_owner || !std::string_view(w).ends_with(mark)) continue;
         const std::string owner = w.substr(0, w.size() - mark.size());
         if (!core::is_stopword(folded_words(owner))) w = owner;  // not "let's", "it's", "what's"
         break;
@@ -507,12 +509,13 @@ enum class Asking { no, either_end, trailing, talk, who };  // who: only inside 
 Asking asking(std::string_view folded) {
   static const std::set<std::string_view> kEither{
       "news", "latest", "newest", "recent", "recently", "today", "updates", "thoughts", "developments", "discussion",
-      "discussions", "opinions", "reactions", "announcement", "announcements", "recap", "roundup",
+      "discussions", "opinions", "reactions", "reaction", "announcement", "announcements", "recap", "roundup", "buzz",
+      "chatter", "sentiment", "commentary", "headlines",
       // the same in the languages the folding covers
       "aktuell", "neuigkeiten", "nachrichten", "noticias", "novedades", "nouvelles", "notizie"};
   static const std::set<std::string_view> kPlatforms{"reddit", "twitter", "bluesky", "youtube"};
   static const std::set<std::string_view> kTalk{"saying", "say", "think", "thinking", "talking", "happening", "happened", "tell"};
-  static const std::set<std::string_view> kWho{"people", "everyone", "anyone", "me", "whats"};
+  static const std::set<std::string_view> kWho{"people", "everyone", "anyone", "me", "whats", "anything", "something"};
   if (kEither.count(folded)) return Asking::either_end;
   if (kPlatforms.count(folded)) return Asking::trailing;
   if (kTalk.count(folded)) return Asking::talk;
@@ -521,6 +524,9 @@ Asking asking(std::string_view folded) {
 }
 
 bool period_word(std::string_view folded) { return folded == "week" || folded == "month" || folded == "year"; }
+bool periods_word(std::string_view folded) {
+  return folded == "hours" || folded == "days" || folded == "weeks" || folded == "months";
+}
 
 }  // namespace
 
@@ -551,8 +557,13 @@ std::string subject_of(std::string_view topic) {
     if (!parts[0].lower && !(i == 0 && opening_word) && !titled_end) continue;
     stop[i] = function_word;
     ask[i] = kind;
-    // "what's new with": news again ("new" alone opens "new york").
-    if (f == "new" && i > 0 && i <= 2 && (opening == "what's" || opening == "whats" || opening == "what")) ask[i] = Asking::talk;
+    // "what's new with", "anything new on": news again ("new" alone opens "new york").
+    if (f == "new" && i > 0 && i <= 2 &&
+        (opening == "what's" || opening == "whats" || opening == "what" || opening == "anything" || opening == "something"))
+      ask[i] = Asking::talk;
+    // "about X", "regarding X": what a request says before its subject.
+    if (i == 0 && n >= 2 && parts[0].lower && (f == "about" || f == "regarding" || f == "concerning"))
+      ask[i] = Asking::either_end;
     // A leading article typed in lower case ("the Steam Machine"; not "The Verge"): a
     // platform's search may require it.
     if (i == 0 && n >= 2 && parts[0].lower && (f == "the" || f == "a" || f == "an")) ask[i] = Asking::either_end;
@@ -561,9 +572,15 @@ std::string subject_of(std::string_view topic) {
     if (i == 0 && (f == "give" || f == "catch" || f == "show" || f == "summarize" || f == "summarise") &&
         (after == "me" || after == "us" || f.starts_with("summar")))
       ask[i] = Asking::talk;
-    // "this week", "past month"
+    // "this week", "past month", "the last 30 days", "past few weeks"; "hot takes"
     const std::string before = i > 0 ? core::lower_ascii(read[i - 1]) : "";
-    if (period_word(f) && (before == "this" || before == "last" || before == "past")) ask[i - 1] = ask[i] = Asking::either_end;
+    const std::string before2 = i > 1 ? core::lower_ascii(read[i - 2]) : "";
+    const auto recent = [](const std::string& w) { return w == "this" || w == "last" || w == "past"; };
+    if (period_word(f) && recent(before)) ask[i - 1] = ask[i] = Asking::either_end;
+    if (periods_word(f) && recent(before2) && (before == "few" || is_number(read[i - 1])))
+      ask[i - 2] = ask[i - 1] = ask[i] = Asking::either_end;
+    if ((f == "takes" && before == "hot") || (f == "opinions" && before == "hot"))
+      ask[i - 1] = ask[i] = Asking::either_end;
   }
   const auto question_at = [&](std::size_t k) { return opens_question({typed.begin() + static_cast<long>(k), typed.end()}); };
   // The run of asking and function words at each end goes, when it holds some asking; the

@@ -352,6 +352,7 @@ TEST(Plan, AsksForTheHeadWithoutItsQualifiers) {
   EXPECT_TRUE(has(q, "ACL2026"));
   q = asked("rep. adam smith");
   EXPECT_TRUE(has(q, "adam smith")) << "what follows a title is a name, however it is typed";
+  EXPECT_EQ(asked("TypeScript 7's")[1], "TypeScript 7") << "a version's possessive too";
   q = asked("Washington minimum wage");
   EXPECT_TRUE(has(q, "Washington"));
   EXPECT_TRUE(has(q, "Washington wage")) << "the head with the qualifier's own head noun";
@@ -420,6 +421,15 @@ TEST(Plan, TheSubjectIsTheTopicWithoutTheWordsThatAskForNews) {
       {"Google News", "Google News", "ending two: maybe a name's"},
       {"GDL Streik aktuell", "GDL Streik", "German"},
       {"Verifactu autónomos noticias", "Verifactu autónomos", "Spanish"},
+      {"about the Steam Machine", "Steam Machine", "what a request says before its subject"},
+      {"About Schmidt", "About Schmidt", "a title"},
+      {"anything new on Zig 1.0", "Zig 1.0", ""},
+      {"Steam Machine in the last 30 days", "Steam Machine", ""},
+      {"Steam Machine past few weeks", "Steam Machine", ""},
+      {"the last days of pompeii", "last days of pompeii", "no number: no span of time (the article goes)"},
+      {"Steam Machine buzz", "Steam Machine", ""},
+      {"Steam Machine hot takes", "Steam Machine", ""},
+      {"hot takes", "hot takes", "never the whole topic"},
   };
   for (const auto& r : rows) EXPECT_EQ(subject_of(r.topic), r.subject) << r.topic << ": " << r.why;
 }
