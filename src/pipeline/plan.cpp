@@ -509,8 +509,8 @@ enum class Asking { no, either_end, trailing, talk, who };  // who: only inside 
 Asking asking(std::string_view folded) {
   static const std::set<std::string_view> kEither{
       "news", "latest", "newest", "recent", "recently", "today", "updates", "thoughts", "developments", "discussion",
-      "discussions", "opinions", "reactions", "reaction", "announcement", "announcements", "recap", "roundup", "buzz",
-      "chatter", "sentiment", "commentary", "headlines",
+      "discussions", "opinions", "reactions", "reaction", "announcement", "announcements", "recap", "roundup", "buzz", "chatter",
+      "sentiment", "commentary", "headlines",
       // the same in the languages the folding covers
       "aktuell", "neuigkeiten", "nachrichten", "noticias", "novedades", "nouvelles", "notizie"};
   static const std::set<std::string_view> kPlatforms{"reddit", "twitter", "bluesky", "youtube"};
@@ -579,8 +579,7 @@ std::string subject_of(std::string_view topic) {
     if (period_word(f) && recent(before)) ask[i - 1] = ask[i] = Asking::either_end;
     if (periods_word(f) && recent(before2) && (before == "few" || is_number(read[i - 1])))
       ask[i - 2] = ask[i - 1] = ask[i] = Asking::either_end;
-    if ((f == "takes" && before == "hot") || (f == "opinions" && before == "hot"))
-      ask[i - 1] = ask[i] = Asking::either_end;
+    if ((f == "takes" && before == "hot") || (f == "opinions" && before == "hot")) ask[i - 1] = ask[i] = Asking::either_end;
   }
   const auto question_at = [&](std::size_t k) { return opens_question({typed.begin() + static_cast<long>(k), typed.end()}); };
   // The run of asking and function words at each end goes, when it holds some asking; the
