@@ -53,6 +53,9 @@ struct Plan {
   std::map<std::string, double> source_weights;
   std::vector<Synonym> synonyms;
   bool from_host = false;
+  // "news" only because nothing named another intent (neither the topic's words nor a host),
+  // and no host weights: the ranking may read the intent from the pool (pipeline::rank).
+  bool intent_open = false;
 };
 
 // With --store: how often and when this topic ran before (spec §5 "history").

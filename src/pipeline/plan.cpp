@@ -622,7 +622,7 @@ model::Plan make_plan(std::string_view topic_in, model::Depth depth, std::vector
   else if (has("will") || has("odds") || has("election") || has("prediction") || has("forecast")) p.intent = "prediction";
   else if (has("paper") || has("papers") || has("research") || has("arxiv") || has("benchmark")) p.intent = "research";
   else if (has("launch") || has("release") || has("pricing") || has("review")) p.intent = "product";
-  else p.intent = "news";
+  else p.intent = "news", p.intent_open = true;
   p.synonyms = merge_synonyms(std::move(host_synonyms), table_synonyms(topic));
 
   const int cap = max_sub_queries(depth) + (sides.empty() ? 0 : 1);
@@ -661,11 +661,16 @@ model::Plan make_plan(std::string_view topic_in, model::Depth depth, std::vector
   if (specific >= 2 && kept.size() < written.size()) add_unique(p, join_range(kept, 0, kept.size()), 0.7, cap);
   if (depth == model::Depth::deep && words.size() >= 2) add_unique(p, "\"" + topic + "\"", 0.6, cap);
 
-  // Each source says how much it counts for an intent (Source::intent_weights).
+  p.source_weights = intent_source_weights(p.intent);
+  return p;
+}
+
+std::map<std::string, double> intent_source_weights(std::string_view intent) {
+  std::map<std::string, double> out;
   for (const sources::Source* s : sources::all())
     for (const auto& iw : s->intent_weights())
-      if (iw.intent == p.intent) p.source_weights[std::string(s->id())] = iw.weight;
-  return p;
+      if (iw.intent == intent) out[std::string(s->id())] = iw.weight;
+  return out;
 }
 
 std::vector<model::Synonym> merge_synonyms(std::vector<model::Synonym> first, const std::vector<model::Synonym>& then) {
@@ -684,6 +689,7 @@ model::Plan plan_for(std::string_view topic, model::Depth depth, const std::opti
     model::Plan p = make_plan(topic, depth, host->synonyms);
     if (!host->intent.empty()) p.intent = host->intent;
     if (!host->source_weights.empty()) p.source_weights = host->source_weights;
+    p.intent_open = p.intent_open && host->intent.empty() && host->source_weights.empty();
     p.from_host = true;
     return p;
   }

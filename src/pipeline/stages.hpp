@@ -10,6 +10,7 @@
 // rerank's "why", the stories' assembly in cluster. The greedy passes (dedupe's folds,
 // cluster's joins) stay in order.
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -108,13 +109,18 @@ struct RankSpec {
   std::map<std::string, double> source_weights;
   Stage first = Stage::normalize;
   Stage last = Stage::cluster;
+  bool intent_open = false;  // model::Plan::intent_open: the pool may show the topic is research
 };
 struct Ranked {
   int windowed = 0;  // dropped by each stage that drops
   int pruned = 0;
   int folded = 0;
   std::vector<model::Cluster> clusters;
+  std::optional<std::string> intent;             // read from the pool: "research"
+  std::map<std::string, double> source_weights;  // the weights the ranking used
 };
 Ranked rank(Corpus& c, const RankSpec& spec);
+// After relevance: arXiv holds enough of the strong matches that the topic is research.
+bool research_pool(const Corpus& c);
 
 }  // namespace pipeline

@@ -314,6 +314,13 @@ TEST(Plan, DeterministicAndDepthBounded) {
     EXPECT_EQ(p.intent, "howto");
   }
   EXPECT_EQ(make_plan("will the fed cut rates", model::Depth::quick).intent, "prediction");
+  // "news" by default is open: the ranking may read the intent from the pool; named, it is not.
+  EXPECT_TRUE(make_plan("diffusion language models", model::Depth::standard).intent_open);
+  EXPECT_FALSE(make_plan("diffusion language models papers", model::Depth::standard).intent_open);
+  std::string why;
+  const auto host = parse_host_plan(R"({"intent":"news","synonyms":{"dLLM":["diffusion LLM"]}})", &why);
+  ASSERT_TRUE(host) << why;
+  EXPECT_FALSE(plan_for("dLLM", model::Depth::standard, host).intent_open) << "the host said news";
   EXPECT_EQ(make_plan("tokio", model::Depth::deep).sub_queries.size(), 1u);
 }
 
@@ -668,6 +675,46 @@ TEST(Rank, EachStageWorksOnWhatTheOneBeforeLeft) {
   for (const auto& it : c.items) EXPECT_FALSE(it.cluster.empty()) << it.id;
   for (const auto& story : r.clusters)
     for (const auto& id : story.items) EXPECT_TRUE(holds(c, id)) << story.title << " holds " << id << ", no longer an item";
+}
+
+// A topic whose words name no intent can still be research: when arXiv holds several of the
+// strong matches, the papers weigh as they would for "... papers" (and the plan says so).
+TEST(Rank, APoolOfPapersIsResearchWhenTheTopicNamedNone) {
+  const auto pool = [](int papers, int posts = 6) {
+    std::vector<model::Item> items;
+    for (int i = 0; i < papers; ++i)
+      items.push_back(item("arxiv", "p" + std::to_string(i),
+                           "Masked diffusion language models at scale, part " + std::to_string(i), "", kAsOf - (i + 1) * kDay));
+    for (int i = 0; i < posts; ++i)
+      items.push_back(item("hackernews", "h" + std::to_string(i),
+                           "Diffusion language models, explained (" + std::to_string(i) + ")", "", kAsOf - (i + 1) * kDay,
+                           {{"points", 400.0 + i}, {"num_comments", 120}}));
+    return items;
+  };
+  const auto paper_rank = [](const Corpus& c) {
+    for (std::size_t k = 0; k < c.items.size(); ++k)
+      if (c.items[k].source == "arxiv") return k;
+    return c.items.size();
+  };
+  RankSpec open{kWindow, {{"diffusion language models", 1.0}}, intent_source_weights("news")};
+  open.intent_open = true;
+  auto c = unranked("diffusion language models", pool(3));
+  const auto r = rank(c, open);
+  ASSERT_TRUE(r.intent.has_value());
+  EXPECT_EQ(*r.intent, "research");
+  EXPECT_EQ(r.source_weights, intent_source_weights("research"));
+  EXPECT_EQ(paper_rank(c), 0u) << "the papers lead: " << testing::PrintToString(ids(c));
+
+  RankSpec said = open;  // the topic's words or a host named the intent
+  said.intent_open = false;
+  auto named = unranked("diffusion language models", pool(3));
+  EXPECT_FALSE(rank(named, said).intent.has_value());
+  EXPECT_GT(paper_rank(named), 0u) << "news weights: the loud explainers lead";
+
+  auto two = unranked("diffusion language models", pool(2));
+  EXPECT_FALSE(rank(two, open).intent.has_value()) << "two papers are not a research topic";
+  auto few = unranked("diffusion language models", pool(3, 24));
+  EXPECT_FALSE(rank(few, open).intent.has_value()) << "nor three among 27 strong matches";
 }
 
 TEST(Rank, ASliceStopsWhereAskedAndTheRestFinishesTheRanking) {
