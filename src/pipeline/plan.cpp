@@ -427,13 +427,20 @@ void add_head(model::Plan& p, const Parts& parts, int cap) {
 
 // A year at the topic's end dates the question more often than it names an edition: "Steam
 // Machine 2026" is mostly written without it ("ACL 2026" is not, and is asked too).
-void add_undated(model::Plan& p, const std::vector<std::string>& written, int cap) {
-  if (written.size() < 2 || !is_year(written.back())) return;
-  auto end = written.end() - 1;  // and the function word before it: "Steam Machine in 2026"
+// The topic without a year at its end (and the function word before it: "Steam Machine in
+// 2026"); the topic itself when there is none.
+std::vector<std::string> undated_words(const std::vector<std::string>& written) {
+  if (written.size() < 2 || !is_year(written.back())) return written;
+  auto end = written.end() - 1;
   while (end != written.begin() && core::is_stopword(folded_words(*(end - 1)))) --end;
+  return end == written.begin() ? written : std::vector<std::string>(written.begin(), end);
+}
+
+void add_undated(model::Plan& p, const std::vector<std::string>& written, int cap) {
   // As much the question as the topic typed: the year only dates it (an edition's items hold
   // both forms, and relevance keeps its year).
-  if (end != written.begin()) add_unique(p, join({written.begin(), end}), 1.0, cap);
+  const auto undated = undated_words(written);
+  if (undated.size() < written.size()) add_unique(p, join(undated), 1.0, cap);
 }
 
 // The sub-queries that reach what the topic as typed misses, most useful first.
@@ -640,7 +647,10 @@ model::Plan make_plan(std::string_view topic_in, model::Depth depth, std::vector
   if (written != as_typed) add_unique(p, join(written), 0.9, cap);
   if (sides.empty()) add_head(p, split, cap);
   if (!core::ablated("dated-year")) add_undated(p, written, cap);
-  add_spellings(p, written, depth, cap);
+  // Spelled the other ways without the year: "Postgres 19", not "Postgres 19 2026" (a story
+  // rarely dates its subject; an edition's joined form, "ACL2026", is one of the parts below).
+  static const bool undated_spellings = !core::ablated("undated-spellings");
+  add_spellings(p, undated_spellings ? undated_words(written) : written, depth, cap);
   if (sides.empty()) add_parts(p, split, written, cap);
   // The topic without its generic words ("Vision Pro 2 review" -> "Vision Pro 2"), when at
   // least two words that say what it is are left. Never broader: a lone name or generic

@@ -13,6 +13,26 @@ namespace {
 constexpr int kResearchPapers = 3;
 constexpr double kResearchShare = 0.15;
 constexpr double kStrongMatch = 0.75;
+
+// A sub-query that ends in a year relevance found only dates the question (weigh_years) was a
+// search for that year too: it returns whatever holds the year ("Pokémon GO Tour 2026" for "Go
+// 1.26 2026"), so its stream counts half in fusion.
+constexpr double kDatedStream = 0.5;
+
+std::vector<model::SubQuery> undated_streams(const Corpus& c, std::vector<model::SubQuery> subs) {
+  static const bool off = core::ablated("dated-stream");
+  if (off) return subs;
+  for (const auto& term : c.topic.terms) {
+    if (!term.number || term.weight != 0 || term.forms[0].size() != 1) continue;
+    const std::string_view year = c.dict.text(term.forms[0][0]);
+    if (!is_year(year)) continue;
+    for (auto& q : subs) {
+      const auto space = q.text.rfind(' ');
+      if (space != std::string::npos && std::string_view(q.text).substr(space + 1) == year) q.weight *= kDatedStream;
+    }
+  }
+  return subs;
+}
 }  // namespace
 
 bool research_pool(const Corpus& c) {
@@ -41,11 +61,11 @@ Ranked rank(Corpus& c, const RankSpec& spec) {
   if (runs(Stage::engagement)) score_engagement(c);             // 7
   if (runs(Stage::base)) score_base(c, out.source_weights);
   if (runs(Stage::stream_ranks)) assign_stream_ranks(c);
-  if (runs(Stage::prune)) out.pruned = prune(c);                         // 8
-  if (runs(Stage::dedupe)) out.folded = dedupe(c);                       // 9
-  if (runs(Stage::fuse)) fuse(c, spec.sub_queries, out.source_weights);  // 10
-  if (runs(Stage::rerank)) rerank(c);                                    // 11
-  if (runs(Stage::cluster)) out.clusters = cluster(c);                   // 12
+  if (runs(Stage::prune)) out.pruned = prune(c);                                             // 8
+  if (runs(Stage::dedupe)) out.folded = dedupe(c);                                           // 9
+  if (runs(Stage::fuse)) fuse(c, undated_streams(c, spec.sub_queries), out.source_weights);  // 10
+  if (runs(Stage::rerank)) rerank(c);                                                        // 11
+  if (runs(Stage::cluster)) out.clusters = cluster(c);                                       // 12
   return out;
 }
 

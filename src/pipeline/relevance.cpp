@@ -224,7 +224,7 @@ class Scorer {
         if (title && context_[i] >= 1) ++framed, framed_weight += topic_.terms[i].weight;
         continue;
       }
-      ++in_window;
+      in_window += topic_.terms[i].weight > 0 ? 1 : 0;  // a dating year is no word of the subject
       if (at < last_pos) window_ordered_ = false;
       last_pos = at;
     }
@@ -801,8 +801,9 @@ void add_word_forms(Corpus& c, const Knowledge& know) {
 
 bool strong_match(const model::Item& it, const Features& f) { return it.scores.relevance >= kStrong && says_it(f.evidence); }
 
-// A year after a name that the items rarely write after it dates the question ("Steam Machine
-// 2026", "... in 2026"); one they write with it names an edition ("ACL 2026"). A dating year
+// A year after a name (or its version) that the items rarely write after it dates the question
+// ("Steam Machine 2026", "... in 2026", "Go 1.26 2026"); one they write with it names an edition
+// ("ACL 2026"). A dating year
 // says nothing of the subject (the window already dates every item): it weighs nothing, and an
 // item that holds it elsewhere ("Pokémon GO Tour 2026") gains nothing by it.
 void weigh_years(Corpus& c) {
@@ -811,11 +812,14 @@ void weigh_years(Corpus& c) {
     auto& year = t.terms[i];
     if (!year.number || year.forms[0].size() != 1 || year.weight == 0) continue;
     if (!is_year(c.dict.text(year.forms[0][0]))) continue;
-    // The name it follows, over a function word: "Steam Machine 2026", "Steam Machine in 2026".
+    // The name it follows, over a function word: "Steam Machine 2026", "Steam Machine in 2026";
+    // or the version ("Go 1.26 2026": its last word, "26").
     std::size_t at = i - 1;
     while (at > 0 && t.terms[at].connector) --at;
     const auto& name = t.terms[at];
-    if (name.connector || name.number || name.forms[0].size() != 1) continue;
+    static const bool versions = !core::ablated("version-year");
+    const bool version = versions && name.number && name.version_of >= 0;
+    if (name.connector || (name.number && !version) || (name.forms[0].size() != 1 && !version)) continue;
     const TokenId name_id = name.forms[0].back(), year_id = year.forms[0][0];
     int named = 0, dated = 0;
     for (const auto& f : c.features)

@@ -355,6 +355,9 @@ TEST(Plan, AsksForTheHeadWithoutItsQualifiers) {
   EXPECT_DOUBLE_EQ(dated.sub_queries[1].weight, 1.0) << "as much the question as the topic typed";
   EXPECT_TRUE(has(asked("Steam Machine in 2026"), "Steam Machine"));
   EXPECT_TRUE(has(asked("diffusion language models 2026"), "diffusion language models"));
+  q = asked("PostgreSQL 19 2026");
+  EXPECT_TRUE(has(q, "Postgres 19")) << "spelled the other ways without the year";
+  EXPECT_FALSE(has(q, "Postgres 19 2026"));
   q = asked("ACL 2026");
   EXPECT_TRUE(has(q, "ACL2026"));
   q = asked("rep. adam smith");
@@ -715,6 +718,29 @@ TEST(Rank, APoolOfPapersIsResearchWhenTheTopicNamedNone) {
   EXPECT_FALSE(rank(two, open).intent.has_value()) << "two papers are not a research topic";
   auto few = unranked("diffusion language models", pool(3, 24));
   EXPECT_FALSE(rank(few, open).intent.has_value()) << "nor three among 27 strong matches";
+}
+
+// A sub-query ending in a year that only dates the question searched for the year too: what
+// only it found counts less than what the undated search found.
+TEST(Rank, ASearchForADatingYearCountsLessInFusion) {
+  std::vector<model::Item> items;
+  for (int i = 0; i < 4; ++i)
+    items.push_back(item("hackernews", "s" + std::to_string(i), "Steam Machine teardown, part " + std::to_string(i), "",
+                         kAsOf - (i + 1) * kDay, {{"points", 100}, {"num_comments", 20}}));
+  auto by_dated = item("reddit", "dated", "Steam Machine owners, one week in", "", kAsOf - 2 * kDay, {{"score", 300}});
+  auto by_plain = item("reddit", "plain", "Steam Machine owners, one month in", "", kAsOf - 2 * kDay, {{"score", 300}});
+  by_dated.hits = {{0, 0, "reddit"}};
+  by_plain.hits = {{1, 0, "reddit"}};
+  items.push_back(by_dated);
+  items.push_back(by_plain);
+  auto c = unranked("Steam Machine 2026", items);
+  rank(c, {kWindow, {{"Steam Machine 2026", 1.0}, {"Steam Machine", 1.0}}, {}});
+  double dated = 0, plain = 0;
+  for (const auto& it : c.items) {
+    if (it.id == "reddit:dated") dated = it.scores.final;
+    if (it.id == "reddit:plain") plain = it.scores.final;
+  }
+  EXPECT_GT(plain, dated) << "the year searched for, not the subject";
 }
 
 TEST(Rank, ASliceStopsWhereAskedAndTheRestFinishesTheRanking) {

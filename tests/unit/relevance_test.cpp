@@ -227,6 +227,15 @@ TEST(Relevance, AYearTheItemsRarelyWriteDatesTheQuestion) {
                                            {.title = "ACL tear recovery: six months in"}});
   EXPECT_GE(rel(edition, 0), 0.99);
   EXPECT_LT(rel(edition, 3), 0.7) << "an edition's year is part of its name";
+  // After a version too: "Go 1.26 2026" is Go 1.26, and a "GO ... 2026" without it is not.
+  const std::vector<Spec> go = {{.title = "Go 1.26 is released"},
+                                {.title = "Go 1.26 interactive tour"},
+                                {.title = "SIMD in Go 1.26: first benchmarks"},
+                                {.title = "Pokemon GO Tour 2026 global event runs February 26 to March 1"}};
+  const auto go_dated = scored("Go 1.26 2026", go);
+  const auto go_plain = scored("Go 1.26", go);
+  EXPECT_GE(rel(go_dated, 0), 0.99) << "the release holds the whole subject";
+  EXPECT_DOUBLE_EQ(rel(go_dated, 3), rel(go_plain, 3)) << "the year gains the event nothing";
 }
 
 // A hyphen between plain words makes a compound of the prose around it, not an identifier:
