@@ -517,11 +517,12 @@ Asking asking(std::string_view folded) {
   static const std::set<std::string_view> kEither{
       "news", "latest", "newest", "recent", "recently", "today", "updates", "thoughts", "developments", "discussion",
       "discussions", "opinions", "reactions", "reaction", "announcement", "announcements", "recap", "roundup", "buzz", "chatter",
-      "sentiment", "commentary", "headlines",
+      "sentiment", "commentary", "headlines", "tldr", "summary", "overview", "rundown",
       // the same in the languages the folding covers
       "aktuell", "neuigkeiten", "nachrichten", "noticias", "novedades", "nouvelles", "notizie"};
   static const std::set<std::string_view> kPlatforms{"reddit", "twitter", "bluesky", "youtube"};
-  static const std::set<std::string_view> kTalk{"saying", "say", "think", "thinking", "talking", "happening", "happened", "tell"};
+  static const std::set<std::string_view> kTalk{"saying",    "say",      "think", "thinking", "talking",
+                                                "happening", "happened", "tell",  "going"};
   static const std::set<std::string_view> kWho{"people", "everyone", "anyone", "me", "whats", "anything", "something"};
   if (kEither.count(folded)) return Asking::either_end;
   if (kPlatforms.count(folded)) return Asking::trailing;
@@ -587,6 +588,10 @@ std::string subject_of(std::string_view topic) {
     if (periods_word(f) && recent(before2) && (before == "few" || is_number(read[i - 1])))
       ask[i - 2] = ask[i - 1] = ask[i] = Asking::either_end;
     if ((f == "takes" && before == "hot") || (f == "opinions" && before == "hot")) ask[i - 1] = ask[i] = Asking::either_end;
+    // After the subject: "... on hacker news", "... on hn", "...: what happened".
+    if (i + 1 == n && i >= 2 && ((f == "news" && before == "hacker") || (f == "hn" && before == "on")))
+      ask[i - 1] = ask[i] = Asking::trailing;
+    if (i + 1 == n && i >= 2 && f == "happened" && before == "what") ask[i - 1] = ask[i] = Asking::either_end;
   }
   const auto question_at = [&](std::size_t k) { return opens_question({typed.begin() + static_cast<long>(k), typed.end()}); };
   // The run of asking and function words at each end goes, when it holds some asking; the
@@ -613,6 +618,9 @@ std::string subject_of(std::string_view topic) {
       std::any_of(stop.begin() + static_cast<long>(a), stop.begin() + static_cast<long>(b), [](bool st) { return !st; });
   if ((!lead && !trail) || !content) return std::string(topic);
   std::vector<std::string> kept(typed.begin() + static_cast<long>(a), typed.begin() + static_cast<long>(b));
+  // The separator before the asking goes with it: "Steam Machine: what happened".
+  while (!kept.back().empty() && std::string_view(":,;").find(kept.back().back()) != std::string_view::npos)
+    kept.back().pop_back();
   kept.insert(kept.end(), years.begin(), years.end());
   return join(kept);
 }

@@ -440,6 +440,13 @@ TEST(Plan, TheSubjectIsTheTopicWithoutTheWordsThatAskForNews) {
       {"Steam Machine buzz", "Steam Machine", ""},
       {"Steam Machine hot takes", "Steam Machine", ""},
       {"hot takes", "hot takes", "never the whole topic"},
+      {"what's going on with the Steam Machine", "Steam Machine", ""},
+      {"Steam Machine: what happened", "Steam Machine", "the separator goes with the asking"},
+      {"Steam Machine on hacker news", "Steam Machine", ""},
+      {"Steam Machine on hn", "Steam Machine", ""},
+      {"tldr Kubernetes 1.38", "Kubernetes 1.38", ""},
+      {"summary of the Steam Machine", "Steam Machine", ""},
+      {"what happened", "what happened", "never the whole topic"},
   };
   for (const auto& r : rows) EXPECT_EQ(subject_of(r.topic), r.subject) << r.topic << ": " << r.why;
 }
