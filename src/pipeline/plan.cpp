@@ -531,6 +531,11 @@ Asking asking(std::string_view folded) {
   return Asking::no;
 }
 
+bool superlative(std::string_view typed) {
+  static const std::set<std::string_view> kTop{"top", "best", "hottest", "biggest", "popular", "trending", "major"};
+  return kTop.count(typed) > 0;  // as typed: lower case only ("Top Gear")
+}
+
 bool period_word(std::string_view folded) { return folded == "week" || folded == "month" || folded == "year"; }
 bool periods_word(std::string_view folded) {
   return folded == "hours" || folded == "days" || folded == "weeks" || folded == "months";
@@ -614,6 +619,12 @@ std::string subject_of(std::string_view topic) {
     trail |= ask[b - 1] != Asking::no, --b;
   }
   if (!trail) b = n, years.clear();
+  // With asking at the end, a superlative at the start asks too: "top Rust stories", "hottest
+  // Zig 1.0 news" (alone it may be the subject's: "best practices").
+  if (trail && a == 0 && b > 1 && superlative(typed[0])) {
+    a = 1;
+    while (a < b && stop[a] && !question_at(a)) ++a;
+  }
   const bool content =
       std::any_of(stop.begin() + static_cast<long>(a), stop.begin() + static_cast<long>(b), [](bool st) { return !st; });
   if ((!lead && !trail) || !content) return std::string(topic);

@@ -447,6 +447,10 @@ TEST(Plan, TheSubjectIsTheTopicWithoutTheWordsThatAskForNews) {
       {"tldr Kubernetes 1.38", "Kubernetes 1.38", ""},
       {"summary of the Steam Machine", "Steam Machine", ""},
       {"what happened", "what happened", "never the whole topic"},
+      {"hottest Zig 1.0 news", "Zig 1.0", "a superlative asks with asking at the end"},
+      {"top how to set up passkeys news", "how to set up passkeys", "the question stays whole"},
+      {"best practices for Docker images", "best practices for Docker images", "alone it is the subject's"},
+      {"Top Gear news", "Top Gear", "a name"},
   };
   for (const auto& r : rows) EXPECT_EQ(subject_of(r.topic), r.subject) << r.topic << ": " << r.why;
 }
