@@ -531,10 +531,9 @@ Asking asking(std::string_view folded) {
   return Asking::no;
 }
 
-bool superlative(std::string_view typed) {
-  static const std::set<std::string_view> kTop{"top", "best", "hottest", "biggest", "popular", "trending", "major"};
-  return kTop.count(typed) > 0;  // as typed: lower case only ("Top Gear")
-}
+// As typed, lower case only; not "top", "best", "popular", "major": names open with them ("top
+// gear", "best buy", "major league baseball", typed in lower case).
+bool superlative(std::string_view typed) { return typed == "hottest" || typed == "biggest"; }
 
 bool period_word(std::string_view folded) { return folded == "week" || folded == "month" || folded == "year"; }
 bool periods_word(std::string_view folded) {
@@ -619,8 +618,8 @@ std::string subject_of(std::string_view topic) {
     trail |= ask[b - 1] != Asking::no, --b;
   }
   if (!trail) b = n, years.clear();
-  // With asking at the end, a superlative at the start asks too: "top Rust stories", "hottest
-  // Zig 1.0 news" (alone it may be the subject's: "best practices").
+  // With asking at the end, a superlative at the start asks too: "hottest Zig 1.0 news",
+  // "biggest Rust news this week".
   if (trail && a == 0 && b > 1 && superlative(typed[0])) {
     a = 1;
     while (a < b && stop[a] && !question_at(a)) ++a;

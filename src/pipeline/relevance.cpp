@@ -803,9 +803,9 @@ bool strong_match(const model::Item& it, const Features& f) { return it.scores.r
 
 // A year after a name (or its version) that the items rarely write after it dates the question
 // ("Steam Machine 2026", "... in 2026", "Go 1.26 2026"); one they write with it names an edition
-// ("ACL 2026"). A dating year
-// says nothing of the subject (the window already dates every item): it weighs nothing, and an
-// item that holds it elsewhere ("Pokémon GO Tour 2026") gains nothing by it.
+// ("ACL 2026"). A dating year says nothing of the subject (the window already dates every
+// item): it weighs nothing, and an item that holds it elsewhere ("Pokémon GO Tour 2026") gains
+// nothing by it.
 void weigh_years(Corpus& c) {
   Topic& t = c.topic;
   for (std::size_t i = 1; i < t.terms.size(); ++i) {
