@@ -517,7 +517,7 @@ Asking asking(std::string_view folded) {
   static const std::set<std::string_view> kEither{
       "news", "latest", "newest", "recent", "recently", "today", "updates", "thoughts", "developments", "discussion",
       "discussions", "opinions", "reactions", "reaction", "announcement", "announcements", "recap", "roundup", "buzz", "chatter",
-      "sentiment", "commentary", "headlines", "tldr", "summary", "overview", "rundown",
+      "sentiment", "commentary", "headlines", "tldr", "overview", "rundown",
       // the same in the languages the folding covers
       "aktuell", "neuigkeiten", "nachrichten", "noticias", "novedades", "nouvelles", "notizie"};
   static const std::set<std::string_view> kPlatforms{"reddit", "twitter", "bluesky", "youtube"};
@@ -584,6 +584,8 @@ std::string subject_of(std::string_view topic) {
     if (i == 0 && (f == "give" || f == "catch" || f == "show" || f == "summarize" || f == "summarise") &&
         (after == "me" || after == "us" || f.starts_with("summar")))
       ask[i] = Asking::talk;
+    // "summary of X" (but "executive summary" is a subject).
+    if (i == 0 && n >= 3 && f == "summary" && after == "of") ask[i] = Asking::either_end;
     // "this week", "past month", "the last 30 days", "past few weeks"; "hot takes"
     const std::string before = i > 0 ? core::lower_ascii(read[i - 1]) : "";
     const std::string before2 = i > 1 ? core::lower_ascii(read[i - 2]) : "";

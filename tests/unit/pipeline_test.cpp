@@ -446,6 +446,7 @@ TEST(Plan, TheSubjectIsTheTopicWithoutTheWordsThatAskForNews) {
       {"Steam Machine on hn", "Steam Machine", ""},
       {"tldr Kubernetes 1.38", "Kubernetes 1.38", ""},
       {"summary of the Steam Machine", "Steam Machine", ""},
+      {"executive summary", "executive summary", ""},
       {"what happened", "what happened", "never the whole topic"},
       {"hottest Zig 1.0 news", "Zig 1.0", "a superlative asks with asking at the end"},
       {"hottest how to set up passkeys news", "how to set up passkeys", "the question stays whole"},
