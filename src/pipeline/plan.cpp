@@ -599,6 +599,13 @@ std::string subject_of(std::string_view topic) {
       ask[i - 1] = ask[i] = Asking::trailing;
     if (i + 1 == n && i >= 2 && f == "happened" && before == "what") ask[i - 1] = ask[i] = Asking::either_end;
   }
+  // A talk word opens a request only to the tool ("tell me about"): "thinking machines lab",
+  // "saying goodbye to windows 10", "going concern" are subjects.
+  if (n >= 2 && ask[0] == Asking::talk) {
+    const std::string second = core::lower_ascii(read[1]);
+    const std::string first = core::lower_ascii(read[0]);
+    if (second != "me" && second != "us" && !first.starts_with("summar")) ask[0] = Asking::no;
+  }
   const auto question_at = [&](std::size_t k) { return opens_question({typed.begin() + static_cast<long>(k), typed.end()}); };
   // The run of asking and function words at each end goes, when it holds some asking; the
   // opening stops where a question about the subject begins ("latest: how do I ...").
