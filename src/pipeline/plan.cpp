@@ -47,8 +47,18 @@ std::vector<std::string> comparison_sides(const std::vector<std::string>& words)
   return {};
 }
 
+// A question mark ends the typed sentence, not the subject: "Rep. Adam Smith?" is searched as
+// "Rep. Adam Smith" (a platform may read it as a word's, or as a wildcard).
+std::string without_question_mark(std::string text) {
+  const bool quoted = text.size() >= 2 && text.front() == '"' && text.back() == '"';
+  if (quoted) text.pop_back();
+  while (text.size() > 1 && text.back() == '?') text.pop_back();
+  if (quoted) text.push_back('"');
+  return text;
+}
+
 void add_unique(model::Plan& p, std::string text, double weight, int cap) {
-  text = core::collapse_whitespace(text);
+  text = without_question_mark(core::collapse_whitespace(text));
   if (text.empty() || static_cast<int>(p.sub_queries.size()) >= cap) return;
   for (const auto& q : p.sub_queries)
     if (core::casefold(q.text) == core::casefold(text)) return;

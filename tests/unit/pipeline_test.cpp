@@ -477,6 +477,15 @@ TEST(Plan, AQuestionIsAskedWithoutItsFrameAndTaskVerb) {
   EXPECT_EQ(asked("what are diffusion language models")[0], "diffusion language models") << "no verb to drop";
 }
 
+TEST(Plan, AQuestionMarkIsNeverSearchedFor) {
+  for (const char* topic : {"Rep. Adam Smith?", "Rep. Adam Smith??", "is Bun 2 any good?"})
+    for (const auto& sq : make_plan(topic, model::Depth::deep).sub_queries)
+      EXPECT_EQ(sq.text.find('?'), std::string::npos) << topic << ": " << sq.text;
+  EXPECT_EQ(asked("Rep. Adam Smith?")[0], "Rep. Adam Smith");
+  EXPECT_TRUE(has(asked("Rep. Adam Smith?", model::Depth::deep), "\"Rep. Adam Smith\""));
+  EXPECT_EQ(asked("is Bun 2 any good?")[0], "Bun 2 good") << "still a question: the mark is read before it goes";
+}
+
 TEST(Plan, NamesSideBySideAloneNamesAWordApartTogether) {
   auto q = asked("QUICbleed CVE-2026-31790");
   EXPECT_TRUE(has(q, "QUICbleed")) << "the press names the nickname only";
