@@ -596,6 +596,10 @@ std::string subject_of(std::string_view topic) {
       ask[i] = Asking::talk;
     // "summary of X" (but "executive summary" is a subject).
     if (i == 0 && n >= 3 && f == "summary" && after == "of") ask[i] = Asking::either_end;
+    // "info on X", "anything about X": a request to the tool ("anything" alone asks nothing).
+    if (i == 0 && n >= 3 && (f == "info" || f == "information" || f == "anything" || f == "everything") &&
+        (after == "on" || after == "about"))
+      ask[i] = Asking::talk;
     // "this week", "past month", "the last 30 days", "past few weeks"; "hot takes"
     const std::string before = i > 0 ? core::lower_ascii(read[i - 1]) : "";
     const std::string before2 = i > 1 ? core::lower_ascii(read[i - 2]) : "";
@@ -607,6 +611,10 @@ std::string subject_of(std::string_view topic) {
     // After the subject: "... on hacker news", "... on hn", "...: what happened".
     if (i + 1 == n && i >= 2 && ((f == "news" && before == "hacker") || (f == "hn" && before == "on")))
       ask[i - 1] = ask[i] = Asking::trailing;
+    // "... hn" as "... reddit" (but "show hn", "ask hn" are Hacker News's own kinds of post).
+    if (i + 1 == n && i >= 1 && f == "hn" && before != "on" && before != "show" && before != "ask" && before != "launch" &&
+        before != "tell")
+      ask[i] = Asking::trailing;
     if (i + 1 == n && i >= 2 && f == "happened" && before == "what") ask[i - 1] = ask[i] = Asking::either_end;
   }
   // A talk word opens a request only to the tool ("tell me about"): "thinking machines lab",
@@ -614,7 +622,8 @@ std::string subject_of(std::string_view topic) {
   if (n >= 2 && ask[0] == Asking::talk) {
     const std::string second = core::lower_ascii(read[1]);
     const std::string first = core::lower_ascii(read[0]);
-    if (second != "me" && second != "us" && !first.starts_with("summar")) ask[0] = Asking::no;
+    const bool request = second == "me" || second == "us" || first.starts_with("summar") || second == "on" || second == "about";
+    if (!request) ask[0] = Asking::no;
   }
   const auto question_at = [&](std::size_t k) { return opens_question({typed.begin() + static_cast<long>(k), typed.end()}); };
   // The run of asking and function words at each end goes, when it holds some asking; the

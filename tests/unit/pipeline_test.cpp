@@ -456,6 +456,15 @@ TEST(Plan, TheSubjectIsTheTopicWithoutTheWordsThatAskForNews) {
       {"hottest takes", "hottest takes", "alone it is the subject's"},
       {"best buy news", "best buy", "names open with other superlatives"},
       {"top gear news", "top gear", ""},
+      {"info on the Steam Machine", "Steam Machine", ""},
+      {"anything about Bun 2", "Bun 2", ""},
+      {"information about Zig 1.0", "Zig 1.0", ""},
+      {"information retrieval", "information retrieval", "a subject, not a request"},
+      {"anything goes", "anything goes", ""},
+      {"everything everywhere all at once", "everything everywhere all at once", ""},
+      {"Steam Machine hn", "Steam Machine", "a platform's name after the subject"},
+      {"show hn", "show hn", "Hacker News's own kind of post"},
+      {"ask hn", "ask hn", ""},
   };
   for (const auto& r : rows) EXPECT_EQ(subject_of(r.topic), r.subject) << r.topic << ": " << r.why;
 }
