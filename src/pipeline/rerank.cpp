@@ -101,6 +101,7 @@ std::string explain(const Corpus& c, std::size_t i) {
   else why.append("; ").append(std::to_string(days)).append(days == 1 ? " day old" : " days old");
   if (f.before_story) why += ", before the main coverage";
   if (it.scores.engagement >= kLoud) why += "; high engagement";
+  if (only_a_title(it)) why += "; only a title";
   // Other sources that carried it, each once, in name order.
   std::vector<std::string_view> others;
   other_sources(it, others);

@@ -50,10 +50,13 @@ void score_engagement(Corpus& c);
 
 // Base score, 0..100: relevance times quality, where quality = 0.40 + 0.05 if the item has text
 // or an outside link + 0.30 engagement + 0.25 freshness (0..1 each; 0.5 engagement for sources
-// that report none), times the plan's source weight.
+// that report none), times 0.8 for an item that is only a title, times the plan's source weight.
 void score_base(Corpus& c, const std::map<std::string, double>& source_weights);
 // Ranks each (source, sub-query) stream by base score; one hit per stream per item.
 void assign_stream_ranks(Corpus& c);
+// A post with no text and no outside link: a picture or video on the platform's own host, a
+// question asked in its title alone.
+bool only_a_title(const model::Item& item);
 
 // 8. prune: relevance floor; zero-engagement social items need more. Returns the count dropped.
 constexpr double kRelevanceFloor = 0.15;

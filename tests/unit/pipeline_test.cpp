@@ -114,6 +114,28 @@ TEST(Engagement, AQuietPoolsLoudestItemIsNoFrontPageHit) {
   EXPECT_DOUBLE_EQ(c.items[2].scores.engagement, 100.0) << "past the yardstick, the pool's loudest";
 }
 
+// A picture or clip on the platform's own host, with no text, is a reaction to the news: twice
+// the votes do not lift it over the story with text or an outside link.
+TEST(Base, APostThatIsOnlyATitleRanksBelowTheStoryOfLessEngagement) {
+  const std::string self = "https://www.reddit.com/r/docker/comments/2/meme/";
+  auto story = item("reddit", "1", "Docker image size down 80% with distroless", "https://example.com/distroless");
+  story.discussion_url = "https://www.reddit.com/r/docker/comments/1/distroless/";
+  auto question = item("reddit", "3", "Docker image size: what worked for you?", self + "q");
+  question.snippet = "We went from 1.2 GB to 90 MB with a multi-stage build.";
+  auto meme = item("reddit", "2", "Docker image size so small it is just FROM scratch", self);
+  EXPECT_FALSE(only_a_title(story));
+  EXPECT_FALSE(only_a_title(question));
+  EXPECT_TRUE(only_a_title(meme));
+  auto c = corpus("docker image size", {story, meme, question});
+  for (auto& it : c.items) it.scores.relevance = 1.0, it.scores.freshness = 100.0;
+  c.items[0].scores.engagement = c.items[2].scores.engagement = 50.0;
+  c.items[1].scores.engagement = 100.0;
+  score_base(c, {});
+  EXPECT_GT(c.features[0].base, c.features[1].base);
+  EXPECT_GT(c.features[2].base, c.features[1].base);
+  EXPECT_NEAR(c.features[1].base, 100.0 * 0.8 * (0.40 + 0.30 + 0.25), 1e-9);
+}
+
 TEST(Freshness, LinearOverTheWindowAndZeroWhenUndated) {
   auto fresh = item("hackernews", "1", "x", "", kWindow.to);
   auto old = item("hackernews", "2", "x", "", kWindow.from);

@@ -401,7 +401,10 @@ TEST(Engagement, YoungSocialItemsHaveTheirVotesProjected) {
 
 TEST(Rerank, EveryItemSaysWhy) {
   auto c = scored("Rust force wipe",
-                  {{.title = "Rust force wipe patch notes", .container = "r/playrust", .at = kAsOf - 2 * kDay},
+                  {{.title = "Rust force wipe patch notes",
+                    .snippet = "Monthly update: new monument",
+                    .container = "r/playrust",
+                    .at = kAsOf - 2 * kDay},
                    {.title = "Servers are down after the force wipe", .container = "r/playrust", .at = kAsOf - 30 * kDay},
                    {.source = "hackernews", .title = "Rust: how to force a secure wipe of memory"}});
   score_freshness(c, kWindow);
@@ -414,7 +417,8 @@ TEST(Rerank, EveryItemSaysWhy) {
   for (const auto& it : c.items) why[it.title] = it.why;
   EXPECT_EQ(why["Rust force wipe patch notes"], "phrase match in title; r/playrust context; 2 days old");
   EXPECT_NE(why["Servers are down after the force wipe"].find("r/playrust context; 30 days old"), std::string::npos);
-  EXPECT_EQ(why["Rust: how to force a secure wipe of memory"], "all 3 words in title, not as a phrase; under a day old");
+  EXPECT_EQ(why["Rust: how to force a secure wipe of memory"],
+            "all 3 words in title, not as a phrase; under a day old; only a title");
 }
 
 TEST(Plan, SynonymsAndAbbreviationsBecomeSubQueries) {
