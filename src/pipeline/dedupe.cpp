@@ -156,9 +156,8 @@ void fold_into(model::Item& keep, model::Item& dup) {
   for (auto& h : dup.hits) keep.hits.push_back(std::move(h));
 }
 
-}  // namespace
-
-int dedupe(Corpus& c) {
+// Sorts the items by base and marks those that fold (drop), which it leaves in place.
+int fold_duplicates(Corpus& c, std::vector<bool>& drop) {
   const std::size_t n = c.items.size();
   // Best first, so every fold keeps the stronger item as the representative.
   // The scores sit beside the indices: read through the features, nearly every comparison
@@ -196,7 +195,7 @@ int dedupe(Corpus& c) {
   });
   constexpr std::size_t kAhead = 8;
   std::vector<std::uint64_t> bits;
-  std::vector<bool> drop(n, false);
+  drop.assign(n, false);
   // Where each item went: itself, or the representative it folded into. The URL and
   // title maps remember an item before it may fold, so a later match resolves through
   // this, or it would fold into a dropped item and vanish with it.
@@ -259,7 +258,24 @@ int dedupe(Corpus& c) {
         if (bucket.size < kBucketProbe) bucket.reps[bucket.size++] = static_cast<std::uint32_t>(i);
       }
   }
+  return folded;
+}
+
+}  // namespace
+
+int dedupe(Corpus& c) {
+  std::vector<bool> drop;
+  const int folded = fold_duplicates(c, drop);
   erase_items(c, drop);
+  return folded;
+}
+
+int dedupe_unmoved(Corpus& c, std::vector<std::size_t>& kept) {
+  std::vector<bool> drop;
+  const int folded = fold_duplicates(c, drop);
+  kept.clear();
+  for (std::size_t i = 0; i < drop.size(); ++i)
+    if (!drop[i]) kept.push_back(i);
   return folded;
 }
 

@@ -1,4 +1,5 @@
 #include "core/fold.hpp"
+#include "pipeline/order.hpp"
 #include "pipeline/plan.hpp"
 #include "pipeline/stages.hpp"
 
@@ -63,9 +64,20 @@ Ranked rank(Corpus& c, const RankSpec& spec) {
   if (runs(Stage::base)) score_base(c, out.source_weights);
   if (runs(Stage::stream_ranks)) assign_stream_ranks(c);
   if (runs(Stage::prune)) out.pruned = prune(c);                                             // 8
-  if (runs(Stage::dedupe)) out.folded = dedupe(c);                                           // 9
-  if (runs(Stage::fuse)) fuse(c, undated_streams(c, spec.sub_queries), out.source_weights);  // 10
-  if (runs(Stage::rerank)) rerank(c);                                                        // 11
+  // From dedupe to the rerank the items stay where dedupe's sort put them and `order` says
+  // which are kept, in what order: they are moved once, not at each of the three stages.
+  std::vector<std::size_t> order;
+  bool unmoved = false;
+  if (runs(Stage::dedupe)) {  // 9
+    if (runs(Stage::fuse)) out.folded = dedupe_unmoved(c, order), unmoved = true;
+    else out.folded = dedupe(c);
+  }
+  if (runs(Stage::fuse)) {  // 10
+    if (!unmoved) order = identity(c.items.size()), unmoved = true;
+    fuse_order(c, undated_streams(c, spec.sub_queries), out.source_weights, order);
+  }
+  if (runs(Stage::rerank)) rerank(c, unmoved ? std::move(order) : identity(c.items.size()));  // 11
+  else if (unmoved) keep_in_order(c, std::move(order));
   if (runs(Stage::cluster)) out.clusters = cluster(c);                                       // 12
   return out;
 }
