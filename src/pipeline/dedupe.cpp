@@ -9,6 +9,7 @@
 #include <numeric>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 #include "core/parallel.hpp"
 #include "pipeline/stages.hpp"
@@ -156,9 +157,9 @@ void fold_into(model::Item& keep, model::Item& dup) {
   for (auto& h : dup.hits) keep.hits.push_back(std::move(h));
 }
 
-// Sorts the items by base and marks those that fold (drop), which it leaves in place.
-int fold_duplicates(Corpus& c, std::vector<bool>& drop) {
-  const std::size_t n = c.items.size();
+// Keeps the items `kept` lists (ascending) sorted by base, and marks those that fold (drop),
+// which it leaves in place.
+int fold_duplicates(Corpus& c, const std::vector<std::size_t>& kept, std::vector<bool>& drop) {
   // Best first, so every fold keeps the stronger item as the representative.
   // The scores sit beside the indices: read through the features, nearly every comparison
   // missed the cache.
@@ -166,12 +167,13 @@ int fold_duplicates(Corpus& c, std::vector<bool>& drop) {
     double base;
     std::size_t item;
   };
-  std::vector<Key> by_base(n);
-  for (std::size_t i = 0; i < n; ++i) by_base[i] = {c.features[i].base, i};
+  std::vector<Key> by_base(kept.size());
+  for (std::size_t k = 0; k < kept.size(); ++k) by_base[k] = {c.features[kept[k]].base, kept[k]};
   std::stable_sort(by_base.begin(), by_base.end(), [](const Key& a, const Key& b) { return a.base > b.base; });
-  std::vector<std::size_t> order(n);
-  for (std::size_t k = 0; k < n; ++k) order[k] = by_base[k].item;
-  permute(c, order);
+  std::vector<std::size_t> order(kept.size());
+  for (std::size_t k = 0; k < kept.size(); ++k) order[k] = by_base[k].item;
+  keep_in_order(c, std::move(order));
+  const std::size_t n = c.items.size();
 
   FlatIndex by_url(n);       // hash of the canonical URL -> first item with that URL
   FlatIndex by_exact(n);     // exact_key -> first item with that title token set
@@ -265,14 +267,16 @@ int fold_duplicates(Corpus& c, std::vector<bool>& drop) {
 
 int dedupe(Corpus& c) {
   std::vector<bool> drop;
-  const int folded = fold_duplicates(c, drop);
+  std::vector<std::size_t> all(c.items.size());
+  std::iota(all.begin(), all.end(), 0);
+  const int folded = fold_duplicates(c, all, drop);
   erase_items(c, drop);
   return folded;
 }
 
 int dedupe_unmoved(Corpus& c, std::vector<std::size_t>& kept) {
   std::vector<bool> drop;
-  const int folded = fold_duplicates(c, drop);
+  const int folded = fold_duplicates(c, kept, drop);
   kept.clear();
   for (std::size_t i = 0; i < drop.size(); ++i)
     if (!drop[i]) kept.push_back(i);

@@ -63,14 +63,19 @@ Ranked rank(Corpus& c, const RankSpec& spec) {
   if (runs(Stage::engagement)) score_engagement(c);             // 7
   if (runs(Stage::base)) score_base(c, out.source_weights);
   if (runs(Stage::stream_ranks)) assign_stream_ranks(c);
-  if (runs(Stage::prune)) out.pruned = prune(c);                                             // 8
-  // From dedupe to the rerank the items stay where dedupe's sort put them and `order` says
-  // which are kept, in what order: they are moved once, not at each of the three stages.
+  // From prune to the rerank `order` says which items are kept, in what order: prune moves
+  // none, dedupe moves them once to sort them, the rerank once more (not five times).
   std::vector<std::size_t> order;
   bool unmoved = false;
+  if (runs(Stage::prune)) {  // 8
+    if (runs(Stage::dedupe)) out.pruned = prune_unmoved(c, order), unmoved = true;
+    else out.pruned = prune(c);
+  }
   if (runs(Stage::dedupe)) {  // 9
-    if (runs(Stage::fuse)) out.folded = dedupe_unmoved(c, order), unmoved = true;
-    else out.folded = dedupe(c);
+    if (!unmoved) order = identity(c.items.size());
+    out.folded = dedupe_unmoved(c, order);
+    unmoved = runs(Stage::fuse);
+    if (!unmoved) keep_in_order(c, std::move(order));
   }
   if (runs(Stage::fuse)) {  // 10
     if (!unmoved) order = identity(c.items.size()), unmoved = true;
