@@ -157,9 +157,9 @@ void fold_into(model::Item& keep, model::Item& dup) {
   for (auto& h : dup.hits) keep.hits.push_back(std::move(h));
 }
 
-// Keeps the items `kept` lists (ascending) sorted by base, and marks those that fold (drop),
-// which it leaves in place.
-int fold_duplicates(Corpus& c, const std::vector<std::size_t>& kept, std::vector<bool>& drop) {
+// Folds the items `kept` lists (ascending), best first; `kept` becomes those not folded, in
+// that order. No item moves: position i of the loop is item order[i], read through the index.
+int fold_duplicates(Corpus& c, std::vector<std::size_t>& kept) {
   // Best first, so every fold keeps the stronger item as the representative.
   // The scores sit beside the indices: read through the features, nearly every comparison
   // missed the cache.
@@ -170,10 +170,10 @@ int fold_duplicates(Corpus& c, const std::vector<std::size_t>& kept, std::vector
   std::vector<Key> by_base(kept.size());
   for (std::size_t k = 0; k < kept.size(); ++k) by_base[k] = {c.features[kept[k]].base, kept[k]};
   std::stable_sort(by_base.begin(), by_base.end(), [](const Key& a, const Key& b) { return a.base > b.base; });
-  std::vector<std::size_t> order(kept.size());
-  for (std::size_t k = 0; k < kept.size(); ++k) order[k] = by_base[k].item;
-  keep_in_order(c, std::move(order));
-  const std::size_t n = c.items.size();
+  const std::size_t n = kept.size();
+  std::vector<std::size_t> order(n);
+  for (std::size_t k = 0; k < n; ++k) order[k] = by_base[k].item;
+  const auto feat = [&](std::size_t p) -> const Features& { return c.features[order[p]]; };
 
   FlatIndex by_url(n);       // hash of the canonical URL -> first item with that URL
   FlatIndex by_exact(n);     // exact_key -> first item with that title token set
@@ -188,16 +188,16 @@ int fold_duplicates(Corpus& c, const std::vector<std::size_t>& kept, std::vector
   std::vector<std::array<std::uint64_t, kBands>> band(n);
   core::parallel_chunks(n, 2048, core::cpu_threads(), [&](std::size_t, std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
-      const auto& title = c.features[i].title;
+      const auto& title = feat(i).title;
       sketches[i] = sketch(title);
-      url_hash[i] = std::hash<std::string_view>{}(c.features[i].canonical_url);
+      url_hash[i] = std::hash<std::string_view>{}(feat(i).canonical_url);
       title_key[i] = exact_key(title);
       if (title.size() >= kMinTokens) band[i] = band_keys(title);
     }
   });
   constexpr std::size_t kAhead = 8;
   std::vector<std::uint64_t> bits;
-  drop.assign(n, false);
+  std::vector<bool> drop(n, false);
   // Where each item went: itself, or the representative it folded into. The URL and
   // title maps remember an item before it may fold, so a later match resolves through
   // this, or it would fold into a dropped item and vanish with it.
@@ -206,12 +206,21 @@ int fold_duplicates(Corpus& c, const std::vector<std::size_t>& kept, std::vector
   int folded = 0;
 
   for (std::size_t i = 0; i < n; ++i) {
-    const Features& f = c.features[i];
+    const Features& f = feat(i);
     if (i + kAhead < n) by_url.prefetch(url_hash[i + kAhead]), by_exact.prefetch(title_key[i + kAhead]);
+    // The features are read in base order, not where they lie: fetch them ahead.
+    if (i + 2 * kAhead < n) {
+      const char* next = reinterpret_cast<const char*>(&feat(i + 2 * kAhead));
+      __builtin_prefetch(next), __builtin_prefetch(next + 64);
+    }
+    if (i + kAhead < n) {
+      const Features& next = feat(i + kAhead);
+      __builtin_prefetch(next.title.data()), __builtin_prefetch(next.canonical_url.data());
+    }
     std::size_t into = n;
     if (!f.canonical_url.empty()) {
       const std::size_t first =
-          by_url.find_or_insert(url_hash[i], i, [&](std::size_t j) { return c.features[j].canonical_url == f.canonical_url; });
+          by_url.find_or_insert(url_hash[i], i, [&](std::size_t j) { return feat(j).canonical_url == f.canonical_url; });
       if (first != i) into = folded_into[first];
     }
     const auto& keys = band[i];
@@ -220,7 +229,7 @@ int fold_duplicates(Corpus& c, const std::vector<std::size_t>& kept, std::vector
       // The same words can state different facts ("Tokio 2.0 released" / "... not released"):
       // such a title keeps its own entry under the same key.
       const std::size_t first =
-          by_exact.find_or_insert(title_key[i], i, [&](std::size_t j) { return compatible_facts(c.features[j].facts, f.facts); });
+          by_exact.find_or_insert(title_key[i], i, [&](std::size_t j) { return compatible_facts(feat(j).facts, f.facts); });
       if (first != i) into = folded_into[first];
     }
     if (into == n && lsh) {
@@ -237,8 +246,7 @@ int fold_duplicates(Corpus& c, const std::vector<std::size_t>& kept, std::vector
         for (std::size_t k = 0; k < found[b]->size; ++k) {
           const std::size_t rep = found[b]->reps[k];
           if (jaccard_bound(bits, sketches[rep]) < kNearDuplicateJaccard) continue;
-          if (jaccard(f.title, c.features[rep].title) >= kNearDuplicateJaccard &&
-              compatible_facts(f.facts, c.features[rep].facts)) {
+          if (jaccard(f.title, feat(rep).title) >= kNearDuplicateJaccard && compatible_facts(f.facts, feat(rep).facts)) {
             into = rep;
             break;
           }
@@ -247,7 +255,7 @@ int fold_duplicates(Corpus& c, const std::vector<std::size_t>& kept, std::vector
     }
     if (into != n) {
       folded_into[i] = static_cast<std::uint32_t>(into);
-      fold_into(c.items[into], c.items[i]);
+      fold_into(c.items[order[into]], c.items[order[i]]);
       drop[i] = true;
       ++folded;
       continue;
@@ -260,27 +268,22 @@ int fold_duplicates(Corpus& c, const std::vector<std::size_t>& kept, std::vector
         if (bucket.size < kBucketProbe) bucket.reps[bucket.size++] = static_cast<std::uint32_t>(i);
       }
   }
+  kept.clear();
+  for (std::size_t i = 0; i < n; ++i)
+    if (!drop[i]) kept.push_back(order[i]);
   return folded;
 }
 
 }  // namespace
 
 int dedupe(Corpus& c) {
-  std::vector<bool> drop;
-  std::vector<std::size_t> all(c.items.size());
-  std::iota(all.begin(), all.end(), 0);
-  const int folded = fold_duplicates(c, all, drop);
-  erase_items(c, drop);
+  std::vector<std::size_t> kept(c.items.size());
+  std::iota(kept.begin(), kept.end(), 0);
+  const int folded = fold_duplicates(c, kept);
+  keep_in_order(c, std::move(kept));
   return folded;
 }
 
-int dedupe_unmoved(Corpus& c, std::vector<std::size_t>& kept) {
-  std::vector<bool> drop;
-  const int folded = fold_duplicates(c, kept, drop);
-  kept.clear();
-  for (std::size_t i = 0; i < drop.size(); ++i)
-    if (!drop[i]) kept.push_back(i);
-  return folded;
-}
+int dedupe_unmoved(Corpus& c, std::vector<std::size_t>& kept) { return fold_duplicates(c, kept); }
 
 }  // namespace pipeline

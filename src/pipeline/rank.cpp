@@ -63,8 +63,8 @@ Ranked rank(Corpus& c, const RankSpec& spec) {
   if (runs(Stage::engagement)) score_engagement(c);             // 7
   if (runs(Stage::base)) score_base(c, out.source_weights);
   if (runs(Stage::stream_ranks)) assign_stream_ranks(c);
-  // From prune to the rerank `order` says which items are kept, in what order: prune moves
-  // none, dedupe moves them once to sort them, the rerank once more (not five times).
+  // From prune to the rerank `order` says which items are kept, in what order: the items are
+  // moved once, by the rerank (or where the slice ends), not at each of the four stages.
   std::vector<std::size_t> order;
   bool unmoved = false;
   if (runs(Stage::prune)) {  // 8

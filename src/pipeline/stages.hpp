@@ -67,9 +67,9 @@ int prune_unmoved(Corpus& c, std::vector<std::size_t>& kept);
 // 9. dedupe: folds same-URL cross-posts and near-duplicate titles into the best item.
 constexpr double kNearDuplicateJaccard = 0.8;
 int dedupe(Corpus& c);
-// The same on the items `kept` lists (ascending; prune_unmoved's), the others dropped, leaving
-// the items where the sort by base put them: `kept` becomes the positions of those not
-// folded, in order (for fuse_order; rank() moves the items once more, after the rerank).
+// The same on the items `kept` lists (ascending; prune_unmoved's), the others dropped, moving
+// none: `kept` becomes those not folded, best first (for fuse_order; rank() moves the items
+// once, after the rerank).
 int dedupe_unmoved(Corpus& c, std::vector<std::size_t>& kept);
 
 // 10. fusion: weighted reciprocal-rank fusion over (source, sub-query) streams, k = 60,
