@@ -492,4 +492,17 @@ void permute(Corpus& c, const std::vector<std::size_t>& order) {
   }
 }
 
+void keep_in_order(Corpus& c, std::vector<std::size_t> order) {
+  const std::size_t n = c.items.size(), kept = order.size();
+  if (kept < n) {  // the dropped items go to the tail, to be cut off
+    std::vector<bool> listed(n, false);
+    for (std::size_t i : order) listed[i] = true;
+    for (std::size_t i = 0; i < n; ++i)
+      if (!listed[i]) order.push_back(i);
+  }
+  permute(c, order);
+  c.items.resize(kept);
+  c.features.resize(kept);
+}
+
 }  // namespace pipeline

@@ -222,5 +222,8 @@ void erase_items(Corpus& c, const std::vector<bool>& drop);
 // Reorders both vectors by the permutation (new position -> old index), in place;
 // order must hold every index exactly once.
 void permute(Corpus& c, const std::vector<std::size_t>& order);
+// Keeps only the items `order` lists (new position -> old index, each at most once), in that
+// order: erase_items and permute in one move of each item.
+void keep_in_order(Corpus& c, std::vector<std::size_t> order);
 
 }  // namespace pipeline

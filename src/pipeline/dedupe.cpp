@@ -9,6 +9,7 @@
 #include <numeric>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 #include "core/parallel.hpp"
 #include "pipeline/stages.hpp"
@@ -77,12 +78,25 @@ Sketch sketch(const std::vector<TokenId>& tokens) {
   return s;
 }
 
+// shared: how many of a's a_size tokens have their bit in b's mask.
+double jaccard_bound(std::size_t shared, std::size_t a_size, const Sketch& b) {
+  shared = std::min(shared, b.size);
+  const std::size_t uni = a_size + b.size - shared;
+  return uni == 0 ? 0.0 : static_cast<double>(shared) / static_cast<double>(uni);
+}
+
 double jaccard_bound(const std::vector<std::uint64_t>& a_bits, const Sketch& b) {
   std::size_t shared = 0;
   for (std::uint64_t bit : a_bits) shared += (b.mask & bit) != 0 ? 1 : 0;
-  shared = std::min(shared, b.size);
-  const std::size_t uni = a_bits.size() + b.size - shared;
-  return uni == 0 ? 0.0 : static_cast<double>(shared) / static_cast<double>(uni);
+  return jaccard_bound(shared, a_bits.size(), b);
+}
+
+// Bits set, without the libgcc call std::popcount is on x86-64 without -mpopcnt.
+std::size_t bit_count(std::uint64_t x) {
+  x -= (x >> 1) & 0x5555555555555555ULL;
+  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+  return static_cast<std::size_t>((x * 0x0101010101010101ULL) >> 56);
 }
 
 std::uint64_t exact_key(const std::vector<TokenId>& tokens) {
@@ -156,10 +170,9 @@ void fold_into(model::Item& keep, model::Item& dup) {
   for (auto& h : dup.hits) keep.hits.push_back(std::move(h));
 }
 
-}  // namespace
-
-int dedupe(Corpus& c) {
-  const std::size_t n = c.items.size();
+// Folds the items `kept` lists (ascending), best first; `kept` becomes those not folded, in
+// that order. No item moves: position i of the loop is item order[i], read through the index.
+int fold_duplicates(Corpus& c, std::vector<std::size_t>& kept) {
   // Best first, so every fold keeps the stronger item as the representative.
   // The scores sit beside the indices: read through the features, nearly every comparison
   // missed the cache.
@@ -167,12 +180,13 @@ int dedupe(Corpus& c) {
     double base;
     std::size_t item;
   };
-  std::vector<Key> by_base(n);
-  for (std::size_t i = 0; i < n; ++i) by_base[i] = {c.features[i].base, i};
+  std::vector<Key> by_base(kept.size());
+  for (std::size_t k = 0; k < kept.size(); ++k) by_base[k] = {c.features[kept[k]].base, kept[k]};
   std::stable_sort(by_base.begin(), by_base.end(), [](const Key& a, const Key& b) { return a.base > b.base; });
+  const std::size_t n = kept.size();
   std::vector<std::size_t> order(n);
   for (std::size_t k = 0; k < n; ++k) order[k] = by_base[k].item;
-  permute(c, order);
+  const auto feat = [&](std::size_t p) -> const Features& { return c.features[order[p]]; };
 
   FlatIndex by_url(n);       // hash of the canonical URL -> first item with that URL
   FlatIndex by_exact(n);     // exact_key -> first item with that title token set
@@ -187,9 +201,9 @@ int dedupe(Corpus& c) {
   std::vector<std::array<std::uint64_t, kBands>> band(n);
   core::parallel_chunks(n, 2048, core::cpu_threads(), [&](std::size_t, std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
-      const auto& title = c.features[i].title;
+      const auto& title = feat(i).title;
       sketches[i] = sketch(title);
-      url_hash[i] = std::hash<std::string_view>{}(c.features[i].canonical_url);
+      url_hash[i] = std::hash<std::string_view>{}(feat(i).canonical_url);
       title_key[i] = exact_key(title);
       if (title.size() >= kMinTokens) band[i] = band_keys(title);
     }
@@ -205,12 +219,21 @@ int dedupe(Corpus& c) {
   int folded = 0;
 
   for (std::size_t i = 0; i < n; ++i) {
-    const Features& f = c.features[i];
+    const Features& f = feat(i);
     if (i + kAhead < n) by_url.prefetch(url_hash[i + kAhead]), by_exact.prefetch(title_key[i + kAhead]);
+    // The features are read in base order, not where they lie: fetch them ahead.
+    if (i + 2 * kAhead < n) {
+      const char* next = reinterpret_cast<const char*>(&feat(i + 2 * kAhead));
+      __builtin_prefetch(next), __builtin_prefetch(next + 64);
+    }
+    if (i + kAhead < n) {
+      const Features& next = feat(i + kAhead);
+      __builtin_prefetch(next.title.data()), __builtin_prefetch(next.canonical_url.data());
+    }
     std::size_t into = n;
     if (!f.canonical_url.empty()) {
       const std::size_t first =
-          by_url.find_or_insert(url_hash[i], i, [&](std::size_t j) { return c.features[j].canonical_url == f.canonical_url; });
+          by_url.find_or_insert(url_hash[i], i, [&](std::size_t j) { return feat(j).canonical_url == f.canonical_url; });
       if (first != i) into = folded_into[first];
     }
     const auto& keys = band[i];
@@ -219,15 +242,20 @@ int dedupe(Corpus& c) {
       // The same words can state different facts ("Tokio 2.0 released" / "... not released"):
       // such a title keeps its own entry under the same key.
       const std::size_t first =
-          by_exact.find_or_insert(title_key[i], i, [&](std::size_t j) { return compatible_facts(c.features[j].facts, f.facts); });
+          by_exact.find_or_insert(title_key[i], i, [&](std::size_t j) { return compatible_facts(feat(j).facts, f.facts); });
       if (first != i) into = folded_into[first];
     }
     if (into == n && lsh) {
       // All eight lookups first, each prefetched: their cache misses overlap instead of
       // queueing. Lookups change nothing, so doing them before a fold is found is safe.
       for (auto key : keys) by_band.prefetch(key);
+      // A title whose tokens all have bits of their own (the usual case) counts the shared
+      // ones in one step: then the loop's count is the bits its mask shares with the other's.
+      const std::uint64_t own = sketches[i].mask;
+      const bool distinct = bit_count(own) == f.title.size();
       bits.clear();
-      for (TokenId t : f.title) bits.push_back(token_bit(t));
+      if (!distinct)
+        for (TokenId t : f.title) bits.push_back(token_bit(t));
       std::array<const Bucket*, kBands> found{};
       for (std::size_t b = 0; b < keys.size(); ++b)
         if (const auto at = by_band.find(keys[b])) __builtin_prefetch(found[b] = &buckets[*at]);
@@ -235,9 +263,11 @@ int dedupe(Corpus& c) {
         if (found[b] == nullptr) continue;
         for (std::size_t k = 0; k < found[b]->size; ++k) {
           const std::size_t rep = found[b]->reps[k];
-          if (jaccard_bound(bits, sketches[rep]) < kNearDuplicateJaccard) continue;
-          if (jaccard(f.title, c.features[rep].title) >= kNearDuplicateJaccard &&
-              compatible_facts(f.facts, c.features[rep].facts)) {
+          const Sketch& other = sketches[rep];
+          const double bound =
+              distinct ? jaccard_bound(bit_count(own & other.mask), f.title.size(), other) : jaccard_bound(bits, other);
+          if (bound < kNearDuplicateJaccard) continue;
+          if (jaccard(f.title, feat(rep).title) >= kNearDuplicateJaccard && compatible_facts(f.facts, feat(rep).facts)) {
             into = rep;
             break;
           }
@@ -246,7 +276,7 @@ int dedupe(Corpus& c) {
     }
     if (into != n) {
       folded_into[i] = static_cast<std::uint32_t>(into);
-      fold_into(c.items[into], c.items[i]);
+      fold_into(c.items[order[into]], c.items[order[i]]);
       drop[i] = true;
       ++folded;
       continue;
@@ -259,8 +289,22 @@ int dedupe(Corpus& c) {
         if (bucket.size < kBucketProbe) bucket.reps[bucket.size++] = static_cast<std::uint32_t>(i);
       }
   }
-  erase_items(c, drop);
+  kept.clear();
+  for (std::size_t i = 0; i < n; ++i)
+    if (!drop[i]) kept.push_back(order[i]);
   return folded;
 }
+
+}  // namespace
+
+int dedupe(Corpus& c) {
+  std::vector<std::size_t> kept(c.items.size());
+  std::iota(kept.begin(), kept.end(), 0);
+  const int folded = fold_duplicates(c, kept);
+  keep_in_order(c, std::move(kept));
+  return folded;
+}
+
+int dedupe_unmoved(Corpus& c, std::vector<std::size_t>& kept) { return fold_duplicates(c, kept); }
 
 }  // namespace pipeline

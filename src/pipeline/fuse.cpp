@@ -70,9 +70,16 @@ void assign_stream_ranks(Corpus& c) {
 }
 
 void fuse(Corpus& c, const std::vector<model::SubQuery>& sub_queries, const std::map<std::string, double>& source_weights) {
+  auto order = identity(c.items.size());
+  fuse_order(c, sub_queries, source_weights, order);
+  permute(c, order);
+}
+
+void fuse_order(Corpus& c, const std::vector<model::SubQuery>& sub_queries, const std::map<std::string, double>& source_weights,
+                std::vector<std::size_t>& order) {
   std::vector<double> fused(c.items.size(), 0.0);
   double max_fused = 0;
-  for (std::size_t i = 0; i < c.items.size(); ++i) {
+  for (std::size_t i : order) {
     const auto& it = c.items[i];
     for (const auto& h : it.hits) {
       const auto sw = source_weights.find(hit_source(it, h));
@@ -84,11 +91,10 @@ void fuse(Corpus& c, const std::vector<model::SubQuery>& sub_queries, const std:
     }
     max_fused = std::max(max_fused, fused[i]);
   }
-  for (std::size_t i = 0; i < c.items.size(); ++i) {
+  for (std::size_t i : order) {
     const double agreement = max_fused > 0 ? 100.0 * fused[i] / max_fused : 0.0;
     c.items[i].scores.final = std::clamp(kBaseShare * c.features[i].base + (1 - kBaseShare) * agreement, 0.0, 100.0);
   }
-  auto order = identity(c.items.size());
   sort_by_final(c, order);
   // One voice should not fill the brief: past the cap an author's items are demoted.
   std::unordered_map<std::string, int, KeyHash, std::equal_to<>> per_author;
@@ -106,7 +112,6 @@ void fuse(Corpus& c, const std::vector<model::SubQuery>& sub_queries, const std:
     }
   }
   if (demoted) sort_by_final(c, order);
-  permute(c, order);
 }
 
 }  // namespace pipeline

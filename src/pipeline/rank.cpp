@@ -1,4 +1,5 @@
 #include "core/fold.hpp"
+#include "pipeline/order.hpp"
 #include "pipeline/plan.hpp"
 #include "pipeline/stages.hpp"
 
@@ -62,10 +63,26 @@ Ranked rank(Corpus& c, const RankSpec& spec) {
   if (runs(Stage::engagement)) score_engagement(c);             // 7
   if (runs(Stage::base)) score_base(c, out.source_weights);
   if (runs(Stage::stream_ranks)) assign_stream_ranks(c);
-  if (runs(Stage::prune)) out.pruned = prune(c);                                             // 8
-  if (runs(Stage::dedupe)) out.folded = dedupe(c);                                           // 9
-  if (runs(Stage::fuse)) fuse(c, undated_streams(c, spec.sub_queries), out.source_weights);  // 10
-  if (runs(Stage::rerank)) rerank(c);                                                        // 11
+  // From prune to the rerank `order` says which items are kept, in what order: the items are
+  // moved once, by the rerank (or where the slice ends), not at each of the four stages.
+  std::vector<std::size_t> order;
+  bool unmoved = false;
+  if (runs(Stage::prune)) {  // 8
+    if (runs(Stage::dedupe)) out.pruned = prune_unmoved(c, order), unmoved = true;
+    else out.pruned = prune(c);
+  }
+  if (runs(Stage::dedupe)) {  // 9
+    if (!unmoved) order = identity(c.items.size());
+    out.folded = dedupe_unmoved(c, order);
+    unmoved = runs(Stage::fuse);
+    if (!unmoved) keep_in_order(c, std::move(order));
+  }
+  if (runs(Stage::fuse)) {  // 10
+    if (!unmoved) order = identity(c.items.size()), unmoved = true;
+    fuse_order(c, undated_streams(c, spec.sub_queries), out.source_weights, order);
+  }
+  if (runs(Stage::rerank)) rerank(c, unmoved ? std::move(order) : identity(c.items.size()));  // 11
+  else if (unmoved) keep_in_order(c, std::move(order));
   if (runs(Stage::cluster)) out.clusters = cluster(c);                                       // 12
   return out;
 }

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "core/parallel.hpp"
 #include "pipeline/order.hpp"
@@ -27,29 +28,31 @@ constexpr double kWeakRelevance = 0.4;
 constexpr double kWeakDamping = 0.85;
 }  // namespace
 
-void rerank(Corpus& c) {
+void rerank(Corpus& c) { rerank(c, identity(c.items.size())); }
+
+void rerank(Corpus& c, std::vector<std::size_t> order) {
   std::vector<std::string_view> others;
-  for (auto& it : c.items) {
+  for (std::size_t i : order) {
+    auto& it = c.items[i];
     other_sources(it, others);
     double f = it.scores.final;
     f += kCorroborationBonus * static_cast<double>(std::min<std::size_t>(others.size(), kCorroborationMaxSources));
     if (it.scores.relevance < kWeakRelevance) f *= kWeakDamping;
     it.scores.final = std::clamp(f, 0.0, 100.0);
   }
-  auto order = identity(c.items.size());
   sort_by_final(c, order);
   // Undated items never outrank dated ones: they sink below the weakest dated item.
   double floor_dated = 100;
   bool any_dated = false;
-  for (const auto& it : c.items)
-    if (it.dated()) floor_dated = std::min(floor_dated, it.scores.final), any_dated = true;
+  for (std::size_t i : order)
+    if (c.items[i].dated()) floor_dated = std::min(floor_dated, c.items[i].scores.final), any_dated = true;
   if (any_dated) {
-    for (auto& it : c.items)
-      if (!it.dated()) it.scores.final = std::min(it.scores.final, std::max(0.0, floor_dated - 0.01));
+    for (std::size_t i : order)
+      if (auto& it = c.items[i]; !it.dated()) it.scores.final = std::min(it.scores.final, std::max(0.0, floor_dated - 0.01));
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return c.items[a].dated() && !c.items[b].dated(); });
   }
-  permute(c, order);
+  keep_in_order(c, std::move(order));
   // A "why" reads its own item and the run's topic only: chunks of items on two threads.
   core::parallel_chunks(c.items.size(), 1024, core::cpu_threads(), [&](std::size_t, std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) c.items[i].why = explain(c, i);

@@ -63,20 +63,34 @@ constexpr double kRelevanceFloor = 0.15;
 constexpr double kSocialZeroEngagementFloor = 0.5;
 bool is_social(std::string_view source);
 int prune(Corpus& c);
+// The same, moving none: `kept` lists the items above their floor, ascending (for
+// dedupe_unmoved, which moves them once).
+int prune_unmoved(Corpus& c, std::vector<std::size_t>& kept);
 
 // 9. dedupe: folds same-URL cross-posts and near-duplicate titles into the best item.
 constexpr double kNearDuplicateJaccard = 0.8;
 int dedupe(Corpus& c);
+// The same on the items `kept` lists (ascending; prune_unmoved's), the others dropped, moving
+// none: `kept` becomes those not folded, best first (for fuse_order; rank() moves the items
+// once, after the rerank).
+int dedupe_unmoved(Corpus& c, std::vector<std::size_t>& kept);
 
 // 10. fusion: weighted reciprocal-rank fusion over (source, sub-query) streams, k = 60,
 // then at most kAuthorCap items per author before demotion.
 constexpr double kRrfK = 60;
 constexpr int kAuthorCap = 3;
 void fuse(Corpus& c, const std::vector<model::SubQuery>& sub_queries, const std::map<std::string, double>& source_weights);
+// fuse() on the items `order` lists (indices into c.items, in their current order), moving
+// none: `order` becomes the fused order, which fuse() applies with permute().
+void fuse_order(Corpus& c, const std::vector<model::SubQuery>& sub_queries, const std::map<std::string, double>& source_weights,
+                std::vector<std::size_t>& order);
 
 // 11. heuristic rerank: corroboration bonus, weak-relevance damping, undated items below
 // dated ones; then each item's "why".
 void rerank(Corpus& c);
+// rerank() on the items `order` lists, in that order (fuse_order's); the others are dropped.
+// The items are moved once, as keep_in_order does.
+void rerank(Corpus& c, std::vector<std::size_t> order);
 // The short reason an item ranks where it does (needs the relevance evidence and age).
 std::string explain(const Corpus& c, std::size_t i);
 
