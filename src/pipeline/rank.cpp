@@ -1,3 +1,5 @@
+#include <optional>
+
 #include "core/fold.hpp"
 #include "pipeline/order.hpp"
 #include "pipeline/plan.hpp"
@@ -63,27 +65,20 @@ Ranked rank(Corpus& c, const RankSpec& spec) {
   if (runs(Stage::engagement)) score_engagement(c);             // 7
   if (runs(Stage::base)) score_base(c, out.source_weights);
   if (runs(Stage::stream_ranks)) assign_stream_ranks(c);
-  // From prune to the rerank `order` says which items are kept, in what order: the items are
-  // moved once, by the rerank (or where the slice ends), not at each of the four stages.
-  std::vector<std::size_t> order;
-  bool unmoved = false;
-  if (runs(Stage::prune)) {  // 8
-    if (runs(Stage::dedupe)) out.pruned = prune_unmoved(c, order), unmoved = true;
-    else out.pruned = prune(c);
-  }
-  if (runs(Stage::dedupe)) {  // 9
-    if (!unmoved) order = identity(c.items.size());
-    out.folded = dedupe_unmoved(c, order);
-    unmoved = runs(Stage::fuse);
-    if (!unmoved) keep_in_order(c, std::move(order));
-  }
-  if (runs(Stage::fuse)) {  // 10
-    if (!unmoved) order = identity(c.items.size()), unmoved = true;
-    fuse_order(c, undated_streams(c, spec.sub_queries), out.source_weights, order);
-  }
-  if (runs(Stage::rerank)) rerank(c, unmoved ? std::move(order) : identity(c.items.size()));  // 11
-  else if (unmoved) keep_in_order(c, std::move(order));
-  if (runs(Stage::cluster)) out.clusters = cluster(c);                                       // 12
+  // From prune to the rerank `kept` lists the items kept, in their order: the items are moved
+  // once, by the rerank (or where the slice ends), not at each of the four stages.
+  std::optional<std::vector<std::size_t>> kept;  // engaged while the items wait to be moved
+  const auto listed = [&]() -> std::vector<std::size_t>& {
+    if (!kept) kept = identity(c.items.size());
+    return *kept;
+  };
+  if (runs(Stage::prune)) out.pruned = prune_unmoved(c, listed());                                           // 8
+  if (runs(Stage::dedupe)) out.folded = dedupe_unmoved(c, listed());                                         // 9
+  if (runs(Stage::fuse)) fuse_order(c, undated_streams(c, spec.sub_queries), out.source_weights, listed());  // 10
+  if (runs(Stage::rerank)) rerank(c, std::move(listed()));                                                   // 11
+  else if (kept) keep_in_order(c, std::move(*kept));
+  kept.reset();
+  if (runs(Stage::cluster)) out.clusters = cluster(c);  // 12
   return out;
 }
 
