@@ -799,6 +799,50 @@ TEST(Rank, ASearchForADatingYearCountsLessInFusion) {
   EXPECT_GT(plain, dated) << "the year searched for, not the subject";
 }
 
+// From prune to the rerank the items move once, where the slice ends: a cut anywhere in those
+// stages, or every stage alone, ranks as the whole does.
+TEST(Rank, EveryCutBetweenPruneAndClusterRanksAsTheWhole) {
+  auto items = rank_items();
+  items.push_back(item("reddit", "undated", "Tokio runtime tuning notes", "", std::nullopt, {{"score", 90}}));
+  items.push_back(item("lobsters", "dup", "Tokio runtime 2.0 released!", "https://lobste.rs/s/abc", kAsOf - 2 * kDay,
+                       {{"score", 30}, {"comments", 4}}));
+  items.push_back(item("reddit", "weak", "My runtime errors in Rust", "", kAsOf - 3 * kDay, {{"score", 0}}));
+  for (int k = 0; k < 5; ++k) {
+    auto extra = item("reddit", "a" + std::to_string(k), "Tokio runtime question " + std::to_string(k), "", kAsOf - k * kDay,
+                      {{"score", 10.0 + k}});
+    extra.author = "same_author";
+    items.push_back(extra);
+  }
+  const auto finals = [](const Corpus& c) {
+    std::vector<std::pair<std::string, double>> out;
+    for (const auto& it : c.items) out.emplace_back(it.id, it.scores.final);
+    return out;
+  };
+  auto whole = unranked("tokio runtime", items);
+  rank(whole, rank_spec());
+  const std::vector<Stage> cuts = {Stage::prune, Stage::dedupe, Stage::fuse, Stage::rerank, Stage::cluster};
+  for (Stage cut : cuts) {
+    auto c = unranked("tokio runtime", items);
+    auto head = rank_spec(), tail = rank_spec();
+    head.last = static_cast<Stage>(static_cast<int>(cut) - 1);
+    tail.first = cut;
+    rank(c, head);
+    rank(c, tail);
+    EXPECT_EQ(finals(c), finals(whole)) << "cut before stage " << static_cast<int>(cut);
+  }
+  auto c = unranked("tokio runtime", items);
+  auto head = rank_spec();
+  head.last = Stage::stream_ranks;
+  rank(c, head);
+  for (Stage s : cuts) {
+    auto one = rank_spec();
+    one.first = one.last = s;
+    rank(c, one);
+  }
+  EXPECT_EQ(finals(c), finals(whole)) << "each stage alone";
+  EXPECT_LT(c.items.size(), items.size()) << "the slices dropped and folded items";
+}
+
 TEST(Rank, ASliceStopsWhereAskedAndTheRestFinishesTheRanking) {
   auto whole = unranked("tokio runtime", rank_items());
   const auto all = rank(whole, rank_spec());
