@@ -89,11 +89,11 @@ constexpr double kTitleOnly = 0.8;
 bool only_a_title(const model::Item& it) { return it.snippet.empty() && (!it.discussion_url || *it.discussion_url == it.url); }
 
 void score_base(Corpus& c, const std::map<std::string, double>& source_weights) {
+  static const bool title_only = !core::ablated("title-only");
   for (std::size_t i = 0; i < c.items.size(); ++i) {
     auto& it = c.items[i];
     const bool bare = typical_raw(it.source) == 0;
     const double engagement = bare ? kBareEngagement : it.scores.engagement / 100.0;
-    static const bool title_only = !core::ablated("title-only");
     const bool substance = !only_a_title(it);
     double base = 100.0 * it.scores.relevance *
                   (kFloor + (substance ? kWSubstance : 0.0) + kWEng * engagement + kWFresh * it.scores.freshness / 100.0);

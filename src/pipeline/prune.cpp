@@ -1,3 +1,5 @@
+#include <utility>
+
 #include "pipeline/stages.hpp"
 #include "sources/source.hpp"
 
@@ -19,15 +21,9 @@ bool below_floor(const Corpus& c, std::size_t i) {
 }  // namespace
 
 int prune(Corpus& c) {
-  std::vector<bool> drop(c.items.size(), false);
-  int dropped = 0;
-  for (std::size_t i = 0; i < c.items.size(); ++i) {
-    if (below_floor(c, i)) {
-      drop[i] = true;
-      ++dropped;
-    }
-  }
-  erase_items(c, drop);
+  std::vector<std::size_t> kept;
+  const int dropped = prune_unmoved(c, kept);
+  keep_in_order(c, std::move(kept));
   return dropped;
 }
 
