@@ -49,12 +49,14 @@ std::vector<std::string> comparison_sides(const std::vector<std::string>& words)
 
 // A question mark ends the typed sentence, not the subject: "Rep. Adam Smith?" is searched as
 // "Rep. Adam Smith" (a platform may read it as a word's, or as a wildcard).
+// A topic of question marks alone stays as typed: nothing else is left to ask.
 std::string without_question_mark(std::string text) {
   const bool quoted = text.size() >= 2 && text.front() == '"' && text.back() == '"';
-  if (quoted) text.pop_back();
-  while (text.size() > 1 && text.back() == '?') text.pop_back();
-  if (quoted) text.push_back('"');
-  return text;
+  std::string_view inner(text);
+  if (quoted) inner = inner.substr(1, inner.size() - 2);
+  while (!inner.empty() && (inner.back() == '?' || inner.back() == ' ')) inner.remove_suffix(1);
+  if (inner.empty()) return text;
+  return quoted ? "\"" + std::string(inner) + "\"" : std::string(inner);
 }
 
 void add_unique(model::Plan& p, std::string text, double weight, int cap) {

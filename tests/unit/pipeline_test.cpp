@@ -515,6 +515,9 @@ TEST(Plan, AQuestionMarkIsNeverSearchedFor) {
   EXPECT_EQ(asked("Rep. Adam Smith?")[0], "Rep. Adam Smith");
   EXPECT_TRUE(has(asked("Rep. Adam Smith?", model::Depth::deep), "\"Rep. Adam Smith\""));
   EXPECT_EQ(asked("is Bun 2 any good?")[0], "Bun 2 good") << "still a question: the mark is read before it goes";
+  EXPECT_EQ(asked("Steam Machine ?")[0], "Steam Machine") << "nor the space before it";
+  EXPECT_EQ(asked("?")[0], "?") << "nothing else to ask";
+  for (const auto& sq : make_plan("\"?\"", model::Depth::deep).sub_queries) EXPECT_NE(sq.text, "\"\"") << "no empty phrase";
 }
 
 TEST(Plan, NamesSideBySideAloneNamesAWordApartTogether) {
